@@ -1,0 +1,280 @@
+"""tuibot's settings: typed sections, loaded from TOML, env overrides and flags.
+
+Why one object: the engine, ``ask`` and the TUI receive a ``Settings`` at construction
+and never read files or the environment themselves, so tests build one directly.
+
+Layers, later ones winning: built-in defaults → the config file (``--config FILE``, else
+``./tuibot.toml``, else ``<config home>/config.toml``) → ``TUIBOT_<SECTION>__<KEY>``
+environment variables → command-line flags. ``Settings.origins`` records, for every
+effective value, which layer set it.
+
+Adding a key is adding a field with an attribute docstring (and ``rules(...)`` when its
+value has limits); the checks, env names, ``config show`` and the docs reference all
+follow from the fields (see ``tuibot.settings_schema``).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from tuibot import paths
+from tuibot.settings_layers import Layers, edit_document
+from tuibot.settings_schema import (
+    DERIVED,
+    META,
+    Builder,
+    ConfigError,
+    Origin,
+    bad_value,
+    dotted,
+    rules,
+    to_plain,
+)
+
+__all__ = [
+    "AgentSettings",
+    "ConfigError",
+    "LoggingSettings",
+    "ProviderSettings",
+    "Settings",
+    "ToolsSettings",
+    "find_config_file",
+    "load_settings",
+    "save_setting",
+    "write_setting",
+]
+
+OLLAMA_URL = "http://localhost:11434/v1"
+"""Where the built-in ``local`` provider expects an OpenAI-compatible server (Ollama)."""
+
+
+@dataclass(frozen=True)
+class ProviderSettings:
+    """A model server: ``[providers.<name>]``."""
+
+    name: str = field(metadata=DERIVED)
+    """The table's name; filled in by the loader, not written in the file."""
+    kind: str = field(default="openai", metadata=rules(choices=("openai", "litellm")))
+    """``openai``: any OpenAI-compatible server through the openai SDK; ``litellm``: cloud APIs."""
+    base_url: str = ""
+    """openai kind: the server's ``/v1`` URL; litellm kind: an optional ``api_base``."""
+    credential: str = ""
+    """Name of the keyring entry holding the API key ("" = no key needed)."""
+    api_key_env: str = ""
+    """Environment variable that stands in for the credential ("" = the derived default)."""
+    prefixes: list[str] = field(default_factory=list)
+    """Model prefixes routed here (``anthropic`` for ``anthropic/...``); empty = the name."""
+    keywords: list[str] = field(default_factory=list)
+    """Substrings of a model name that select this provider."""
+    params: dict[str, Any] = field(default_factory=dict)
+    """Default model parameters (temperature, max_tokens, ...); ``agent.params`` win."""
+    price_input: float | None = field(default=None, metadata=rules(ge=0))
+    """USD per million prompt tokens (overrides litellm's price map)."""
+    price_output: float | None = field(default=None, metadata=rules(ge=0))
+    """USD per million completion tokens."""
+    prompt_caching: bool = False
+    """Mark the system prompt and last tool with Anthropic-style ``cache_control``."""
+    text_tool_calls: bool = False
+    """Parse tool calls the model writes as text (``<tool_call>{...}</tool_call>``, bare JSON)."""
+    connect_timeout: float = field(default=10.0, metadata=rules(gt=0, le=60))
+    """Seconds to wait for the connection to the server."""
+    stream_timeout: float = field(default=60.0, metadata=rules(gt=0, le=3600))
+    """Seconds a stream may stay silent before it is an error."""
+    max_retries: int = field(default=2, metadata=rules(ge=0, le=10))
+    """Retries for transient errors (connection, 429, 5xx)."""
+
+    def routing_prefixes(self) -> list[str]:
+        """The model prefixes that pick this provider (its name when none are set)."""
+        return list(self.prefixes) or [self.name]
+
+
+@dataclass(frozen=True)
+class AgentSettings:
+    """The default bot: ``[agent]``."""
+
+    name: str = field(default="Assistant", metadata=rules(nonempty=True))
+    """The bot's display name."""
+    model: str = field(default="llama3.2", metadata=rules(nonempty=True))
+    """The model to call (``provider/model`` or a bare name the providers recognise)."""
+    provider: str = ""
+    """A provider name; "" = choose by the model (prefixes, then keywords, then the first)."""
+    params: dict[str, Any] = field(default_factory=dict)
+    """Model parameters sent with every call; they win over the provider's ``params``."""
+    instructions: str = ""
+    """Text appended last to the system prompt."""
+    max_rounds: int = field(default=10, metadata=rules(ge=1, le=200))
+    """Model calls per turn before the turn stops with a message."""
+    history_limit: int = field(default=200, metadata=rules(ge=2))
+    """How many of the most recent messages are sent to the model."""
+
+
+@dataclass(frozen=True)
+class ToolsSettings:
+    """The tools: ``[tools]``."""
+
+    workspace: str = field(default="", metadata=rules(path=True))
+    """Folder the file tools work in; "" = the directory tuibot was started in."""
+    confirm_timeout: float = field(default=300.0, metadata=rules(gt=0))
+    """Seconds an approval may wait for an answer before it is denied."""
+
+
+@dataclass(frozen=True)
+class LoggingSettings:
+    """The application log: ``[logging]``."""
+
+    level: str = field(
+        default="INFO", metadata=rules(choices=("DEBUG", "INFO", "WARNING", "ERROR"))
+    )
+    """The lowest level written to the log file."""
+
+
+def default_providers() -> dict[str, ProviderSettings]:
+    """The provider set used when no config file has a ``[providers]`` table."""
+    return {"local": ProviderSettings(name="local", kind="openai", base_url=OLLAMA_URL)}
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything configurable, checked, with where each value came from."""
+
+    agent: AgentSettings = field(default_factory=AgentSettings)
+    """The default bot: its name, model, parameters and limits per turn."""
+    providers: dict[str, ProviderSettings] = field(default_factory=default_providers)
+    """Model servers by name. A ``[providers]`` table in the file replaces the built-in set."""
+    tools: ToolsSettings = field(default_factory=ToolsSettings)
+    """Where the file tools work and how long an approval may wait."""
+    logging: LoggingSettings = field(default_factory=LoggingSettings)
+    """The application log (``tuibot config path`` shows where it is)."""
+    files: list[Path] = field(default_factory=list, metadata=META)
+    """Config files in use (none or one today)."""
+    config_dir: Path = field(default_factory=Path.cwd, metadata=META)
+    """Folder relative paths in the config file were anchored to (the cwd without a file)."""
+    origins: dict[str, str] = field(default_factory=dict, metadata=META)
+    """Dotted key → where its value came from: ``default``, a file, ``env VAR``, a flag."""
+    cwd: Path = field(default_factory=Path.cwd, metadata=META)
+    """The directory tuibot was started in (the default workspace)."""
+
+    def workspace_path(self) -> Path:
+        """The file tools' folder: ``tools.workspace``, or the start directory when unset."""
+        if not self.tools.workspace:
+            return self.cwd
+        return self.config_dir / Path(self.tools.workspace).expanduser()
+
+    def as_dict(self) -> dict[str, Any]:
+        """The effective values as a plain nested dict (config keys only, no origins)."""
+        return to_plain(self)
+
+
+# --- loading ------------------------------------------------------------------------
+
+
+def find_config_file(config_file: Path | str | None = None, cwd: Path | None = None) -> Path | None:
+    """The config file in use: explicit, ``./tuibot.toml``, the config home's, or none.
+
+    An explicit file that does not exist is an error rather than a silent fallback.
+    """
+    cwd = cwd or Path.cwd()
+    if config_file is not None:
+        path = Path(config_file).expanduser()
+        path = path if path.is_absolute() else cwd / path
+        if not path.is_file():
+            raise ConfigError(f"config file not found: {path}")
+        return path
+    for candidate in (cwd / "tuibot.toml", paths.config_home() / "config.toml"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def load_settings(
+    config_file: Path | str | None = None,
+    *,
+    env: Mapping[str, str] | None = None,
+    overrides: Mapping[str, tuple[Any, str]] | None = None,
+    cwd: Path | None = None,
+) -> Settings:
+    """The effective settings: defaults, the config file, env overrides, then flags.
+
+    ``overrides`` maps dotted keys to ``(value, origin label)``, e.g.
+    ``{"agent.model": ("qwen3", "--model")}``; a string value is parsed like an env
+    value. ``env`` defaults to ``os.environ``. Any problem is a ``ConfigError``.
+    """
+    cwd = (cwd or Path.cwd()).absolute()
+    path = find_config_file(config_file, cwd)
+    data: dict[str, Any] = {}
+    if path is not None:
+        from tuibot.config_io import read_document
+
+        data = read_document(path).unwrap()
+    layers = Layers.from_file(Settings, data, path, cwd)
+    layers.apply_env(os.environ if env is None else env, cwd)
+    for key, (value, label) in (overrides or {}).items():
+        layers.apply_text(key.split("."), value, Origin(label, cwd), lower_new=False)
+    config_dir = path.parent if path is not None else cwd
+    return _build(layers, files=[path] if path else [], config_dir=config_dir, cwd=cwd)
+
+
+def _build(layers: Layers, *, files: list[Path], config_dir: Path, cwd: Path) -> Settings:
+    builder = Builder(layers.origins, layers.default)
+    built = builder.build(Settings, layers.tree)
+    settings = replace(built, files=files, config_dir=config_dir, origins=builder.found, cwd=cwd)
+    _check(settings, layers)
+    return settings
+
+
+def _check(settings: Settings, layers: Layers) -> None:
+    """Rules that span keys: some provider exists, ``agent.provider`` names one of them."""
+    if not settings.providers:
+        label = f"{settings.files[0]}: " if settings.files else ""
+        raise ConfigError(f"{label}no provider is defined; add a [providers.<name>] table")
+    wanted = settings.agent.provider
+    if wanted and wanted not in settings.providers:
+        origin = layers.origins.get("agent.provider", layers.default)
+        want = "a defined provider: " + ", ".join(settings.providers)
+        raise bad_value(f"{origin.label}: ", "agent.provider", wanted, want)
+
+
+# --- saving -------------------------------------------------------------------------
+
+
+def save_setting(path: Path | str, dotted_key: str, value: Any) -> None:
+    """Set one key in a config file, keeping its comments; a default value removes the key.
+
+    A string ``value`` is parsed like an env value (``5`` → 5, ``true`` → True). The
+    whole resulting file is checked before anything is written, so a bad value leaves
+    the file untouched. A new ``[providers]`` table first receives the built-in providers,
+    because it replaces them.
+    """
+    write_setting(path, dotted_key, value)
+
+
+@dataclass(frozen=True)
+class SavedSetting:
+    """What ``write_setting`` did, for a confirmation line."""
+
+    path: Path
+    key: str
+    """The canonical dotted key (``AGENT.Model`` → ``agent.model``)."""
+    value: Any
+    """The value as written (when ``removed``: the value given, equal to the default)."""
+    removed: bool
+    """True when the value equalled the default, so the key left the file."""
+
+
+def write_setting(path: Path | str, dotted_key: str, value: Any) -> SavedSetting:
+    """``save_setting``, reporting the canonical key and whether the key was removed."""
+    import tomlkit
+
+    from tuibot import config_io
+
+    path = Path(path).expanduser().absolute()
+    doc = config_io.read_document(path) if path.exists() else tomlkit.document()
+    doc, target, stored, removed = edit_document(Settings, doc, dotted_key, value, str(path))
+    layers = Layers.from_file(Settings, doc.unwrap(), path, path.parent)
+    _build(layers, files=[path], config_dir=path.parent, cwd=path.parent)
+    config_io.write_atomic(path, doc.as_string())
+    return SavedSetting(path, dotted(target.parts), stored, removed)
