@@ -1,0 +1,450 @@
+"""Chats on disk: one JSONL file per chat, a header line, then one line per message.
+
+The engine saves each message as it happens, so a crash loses nothing that was said.
+Loading gives back a history a provider accepts: bad lines are set aside (see
+:mod:`tuibot.store.jsonl`) and tool calls a crash left unanswered get a synthetic
+"interrupted" result, saved so the repair happens once.
+
+Layout of ``<root>/<id>.jsonl``::
+
+    {"type":"chat","id":"c_…","kind":"direct","bot":"Assistant","title":"…","created":…,"parent":null}
+    {"type":"message","ts":1764704701.2,"message":{"role":"user","content":"…"}}
+
+The title lives in the header. When a chat is created without one, the header is
+rewritten once, when the first user message with text arrives, so :meth:`ChatStore.list`
+reads one line per file and never a history.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager, suppress
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from tuibot.store.jsonl import (
+    Check,
+    LineProblem,
+    StorageError,
+    append_lines,
+    create_lines,
+    read_head,
+    read_lines,
+    rewrite_head,
+    rewrite_lines,
+    sidecar_path,
+)
+
+INTERRUPTED_RESULT = "Error: interrupted — tuibot stopped before this tool returned a result."
+"""The content of the synthetic result given to a tool call a crash left unanswered."""
+TITLE_LENGTH = 60
+"""Longest automatic title (the first line of the first user message)."""
+_ID = re.compile(r"c_[0-9A-Za-z][0-9A-Za-z_-]{0,79}")
+"""Chat ids are file names: no dots or separators, so no id can leave the chats folder."""
+_PREFIX = re.compile(r"[0-9A-Za-z_-]{1,82}")
+
+
+class ChatNotFound(Exception):
+    """No chat has this id, or a prefix matches none or several (the message says which)."""
+
+
+class InvalidChatId(ChatNotFound, ValueError):
+    """The id cannot be a chat id (for example ``../x``); no file is ever touched."""
+
+
+@dataclass(frozen=True)
+class ChatMeta:
+    """What a chat list shows, read from the header line and the file's mtime."""
+
+    id: str
+    kind: str
+    """``direct`` for a person's chat, ``task`` for delegated work."""
+    bot: str
+    title: str
+    created: float
+    updated: float
+    """The file's modification time: the last append or rewrite."""
+    parent: dict[str, Any] | None = None
+    """For task chats, ``{"chat": …, "delegation": …}``."""
+
+
+@dataclass
+class Chat:
+    """A loaded chat: the history ready for a provider and what loading had to fix."""
+
+    meta: ChatMeta
+    messages: list[dict[str, Any]]
+    problems: list[LineProblem]
+    """Lines set aside while loading, for the caller to report."""
+    repaired: int
+    """Synthetic "interrupted" tool results added by this load."""
+
+
+def new_chat_id(now: float | None = None) -> str:
+    """``c_`` + UTC time (sorts by creation) + a random suffix (two chats in one second)."""
+    stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime(now))
+    return f"c_{stamp}_{os.urandom(2).hex()}"
+
+
+def validate_chat_id(chat_id: object) -> str:
+    """``chat_id`` itself if it is a well-formed id, else :class:`InvalidChatId`."""
+    if not isinstance(chat_id, str) or not _ID.fullmatch(chat_id):
+        expected = "'c_' then letters, digits, '_' or '-'"
+        raise InvalidChatId(f"invalid chat id {chat_id!r}: expected {expected}")
+    return chat_id
+
+
+def _created_from_id(chat_id: str) -> float | None:
+    """The creation time encoded in a generated id, to rebuild a lost header."""
+    try:
+        created = datetime.strptime(chat_id[2:17], "%Y%m%dT%H%M%S").replace(tzinfo=UTC)
+    except ValueError:
+        return None
+    return created.timestamp()
+
+
+def _text_of(content: object) -> str:
+    """The text of a message's content: a string, or the text parts of a list."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = [p.get("text") for p in content if isinstance(p, dict)]
+        return "\n".join(p for p in parts if isinstance(p, str))
+    return ""
+
+
+def clean_title(text: str, limit: int | None = None) -> str:
+    """The first non-blank line of ``text``, trimmed, cut to ``limit`` with an ellipsis."""
+    line = next((s.strip() for s in text.splitlines() if s.strip()), "")
+    line = " ".join(line.split())
+    if limit is not None and len(line) > limit:
+        line = line[: limit - 1].rstrip() + "…"
+    return line
+
+
+def auto_title(messages: Sequence[dict[str, Any]]) -> str:
+    """The title a chat gets from its first user message with text ("" if none yet)."""
+    for message in messages:
+        if message.get("role") == "user":
+            title = clean_title(_text_of(message.get("content")), TITLE_LENGTH)
+            if title:
+                return title
+    return ""
+
+
+def _check_messages(messages: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Refuse a batch with a non-message before writing any of it."""
+    checked = list(messages)
+    for index, message in enumerate(checked):
+        if not isinstance(message, dict) or not isinstance(message.get("role"), str):
+            raise ValueError(f"message {index} is not a chat message (a dict with a 'role')")
+    return checked
+
+
+def _record_checker() -> Check:
+    """A ``read_lines`` check: one header, message records with a role, nothing else."""
+    seen_header = False
+
+    def check(record: dict[str, Any]) -> str | None:
+        nonlocal seen_header
+        kind = record.get("type")
+        if kind == "chat":
+            if seen_header:
+                return "a second chat header"
+            seen_header = True
+            return None
+        if kind != "message":
+            return f"unknown record type {kind!r}"
+        message = record.get("message")
+        if not isinstance(message, dict):
+            return "message record without a message object"
+        if not isinstance(message.get("role"), str) or not message["role"]:
+            return 'message without a "role"'
+        return None
+
+    return check
+
+
+def _tool_calls(message: dict[str, Any]) -> list[tuple[str, str]]:
+    """``(id, function name)`` of an assistant message's tool calls, without duplicates."""
+    calls = message.get("tool_calls") if message.get("role") == "assistant" else None
+    found: dict[str, str] = {}
+    for call in calls if isinstance(calls, list) else []:
+        if isinstance(call, dict) and isinstance(call.get("id"), str):
+            function = call.get("function")
+            name = function.get("name") if isinstance(function, dict) else None
+            found.setdefault(call["id"], name if isinstance(name, str) else "")
+    return list(found.items())
+
+
+def interrupted_result(call_id: str, name: str) -> dict[str, Any]:
+    """The result a tool call gets when tuibot stopped before the tool answered."""
+    result = {"role": "tool", "tool_call_id": call_id, "name": name}
+    return {**result, "content": INTERRUPTED_RESULT, "status": "interrupted"}
+
+
+def repair_records(records: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], int, bool]:
+    """Give every unanswered tool call a synthetic result after its block of results.
+
+    Returns the repaired records, how many were added, and whether all of them are at the
+    end (then appending them is enough; otherwise the file must be rewritten).
+    """
+    out: list[dict[str, Any]] = []
+    added, at_end, i = 0, True, 0
+    while i < len(records):
+        out.append(records[i])
+        calls = _tool_calls(records[i]["message"])
+        i += 1
+        answered = set()
+        while calls and i < len(records) and records[i]["message"].get("role") == "tool":
+            answered.add(records[i]["message"].get("tool_call_id"))
+            out.append(records[i])
+            i += 1
+        missing = [(cid, name) for cid, name in calls if cid not in answered]
+        if missing:
+            at_end = at_end and i == len(records)
+            ts = out[-1].get("ts")
+            out.extend(
+                {"type": "message", "ts": ts, "message": interrupted_result(cid, name)}
+                for cid, name in missing
+            )
+            added += len(missing)
+    return out, added, at_end
+
+
+def _meta(chat_id: str, header: dict[str, Any], updated: float) -> ChatMeta:
+    """Meta from a header, tolerating missing or mistyped fields (the id is the file's)."""
+    defaults = {"kind": "direct", "bot": "Assistant", "title": ""}
+    text: dict[str, str] = {}
+    for key, default in defaults.items():
+        value = header.get(key)
+        text[key] = value if isinstance(value, str) else default
+    created = header.get("created")
+    if not isinstance(created, int | float) or isinstance(created, bool):
+        created = _created_from_id(chat_id) or updated
+    parent = header.get("parent")
+    parent = parent if isinstance(parent, dict) else None
+    return ChatMeta(chat_id, **text, created=float(created), updated=updated, parent=parent)
+
+
+def _header(meta: ChatMeta) -> dict[str, Any]:
+    """The first line of a chat file: the meta without ``updated`` (that is the mtime)."""
+    fields = {k: v for k, v in asdict(meta).items() if k != "updated"}
+    return {"type": "chat", **fields}
+
+
+def _is_header(record: dict[str, Any] | None) -> bool:
+    return isinstance(record, dict) and record.get("type") == "chat"
+
+
+def _read_header(path: Path) -> dict[str, Any] | None:
+    head = read_head(path)
+    return head if _is_header(head) else None
+
+
+@contextmanager
+def _failing(action: str, chat_id: str) -> Iterator[None]:
+    """Re-word storage trouble for a person: ``could not save chat c_… to /path: …``."""
+    try:
+        yield
+    except (StorageError, OSError) as exc:
+        if isinstance(exc, StorageError):
+            where, reason = exc.path, exc.reason
+            if action == "load" and exc.action not in ("read", "open", ""):
+                action = "repair"  # reading worked; saving what loading fixed did not
+        else:
+            where, reason = exc.filename, exc.strerror or str(exc)
+        word = {"save": "to", "load": "from"}.get(action, "at")
+        message = f"could not {action} chat {chat_id} {word} {where}: {reason}"
+        path = Path(where) if where else None
+        raise StorageError(message, path=path, reason=reason, errno=exc.errno) from exc
+
+
+class ChatStore:
+    """Every chat under one folder (``DataPaths.chats``).
+
+    One writer per chat at a time (the engine's per-chat lock); readers elsewhere, such as
+    ``tuibot chats show``, use ``load(readonly=True)``, which changes nothing.
+    """
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._titled: set[str] = set()
+        """Chats whose header already has a title: appends skip reading the header."""
+
+    def path(self, chat_id: str) -> Path:
+        """The file of ``chat_id`` (validated, so always inside :attr:`root`)."""
+        return self.root / f"{validate_chat_id(chat_id)}.jsonl"
+
+    def _existing(self, chat_id: str) -> Path:
+        path = self.path(chat_id)
+        if not path.is_file():
+            raise ChatNotFound(f"no chat {chat_id} in {self.root}")
+        return path
+
+    def create(
+        self,
+        *,
+        kind: str = "direct",
+        bot: str = "Assistant",
+        title: str = "",
+        parent: dict[str, Any] | None = None,
+    ) -> ChatMeta:
+        """Start an empty chat; its file exists (durably) when this returns."""
+        if not (isinstance(kind, str) and kind and isinstance(bot, str) and bot):
+            raise ValueError("a chat needs a non-empty kind and bot")
+        if parent is not None and not isinstance(parent, dict):
+            raise ValueError("a chat's parent must be a dict or None")
+        now = time.time()
+        for _ in range(100):  # a taken id (same second, same suffix) just draws again
+            meta = ChatMeta(new_chat_id(now), kind, bot, clean_title(title), now, now, parent)
+            with _failing("create", meta.id), suppress(FileExistsError):
+                create_lines(self.path(meta.id), [_header(meta)])
+                if meta.title:
+                    self._titled.add(meta.id)
+                return meta
+        raise StorageError(f"could not create a chat in {self.root}: no free id", path=self.root)
+
+    def exists(self, chat_id: str) -> bool:
+        """Whether ``chat_id`` is a valid id with a file (never raises for a bad id)."""
+        try:
+            return self.path(chat_id).is_file()
+        except InvalidChatId:
+            return False
+
+    def _ids(self) -> list[str]:
+        """Ids of the chat files, from the folder listing alone."""
+        try:
+            names = os.listdir(self.root)
+        except FileNotFoundError:
+            return []
+        except OSError as exc:
+            message = f"could not list chats in {self.root}: {exc.strerror}"
+            raise StorageError(message, path=self.root, reason=exc.strerror or "") from exc
+        ids = (name[: -len(".jsonl")] for name in names if name.endswith(".jsonl"))
+        return [chat_id for chat_id in ids if _ID.fullmatch(chat_id)]
+
+    def resolve(self, prefix: str) -> str:
+        """The one chat whose id starts with ``prefix`` (``c_`` may be left out)."""
+        wanted = prefix.strip() if isinstance(prefix, str) else ""
+        if not _PREFIX.fullmatch(wanted):
+            raise InvalidChatId(f"invalid chat id {prefix!r}")
+        ids = self._ids()
+        if wanted in ids:
+            return wanted
+        starts = (wanted,) if wanted.startswith("c_") else (wanted, f"c_{wanted}")
+        found = sorted(i for i in ids if i.startswith(starts))
+        if len(found) == 1:
+            return found[0]
+        if not found:
+            raise ChatNotFound(f"no chat matches {prefix!r}")
+        shown = ", ".join(found[:5]) + (f" and {len(found) - 5} more" if len(found) > 5 else "")
+        raise ChatNotFound(f"chat id {prefix!r} is ambiguous: it matches {shown}")
+
+    def list(self) -> list[ChatMeta]:
+        """Every chat, most recently updated first; reads one line per file."""
+        metas = []
+        for chat_id in self._ids():
+            path = self.root / f"{chat_id}.jsonl"
+            try:
+                updated = path.stat().st_mtime
+            except OSError:
+                continue  # deleted while listing
+            metas.append(_meta(chat_id, _read_header(path) or {}, updated))
+        metas.sort(key=lambda m: (m.updated, m.id), reverse=True)
+        return metas
+
+    def load(self, chat_id: str, *, readonly: bool = False) -> Chat:
+        """The chat's history, repaired, with the problems found on the way.
+
+        Bad lines are set aside and repairs saved, so loading again finds nothing to fix;
+        ``readonly`` does the same repairs in memory only and writes nothing.
+        """
+        path = self._existing(chat_id)
+        with _failing("load", chat_id):
+            result = read_lines(path, set_aside=not readonly, check=_record_checker())
+            header = next((r for r in result.records if _is_header(r)), None)
+            in_place = bool(result.records) and result.records[0] is header
+            problems = list(result.problems)
+            if header is None:
+                problems.append(LineProblem(0, "", "no chat header; rebuilt from the file name"))
+                header = _header(_meta(chat_id, {}, path.stat().st_mtime))
+            records = [r for r in result.records if not _is_header(r)]
+            repaired, added, at_end = repair_records(records)
+            if not readonly and (not in_place or (added and not at_end)):
+                rewrite_lines(path, [header, *repaired])
+            elif not readonly and added:
+                append_lines(path, repaired[-added:])
+            updated = path.stat().st_mtime
+        messages = [r["message"] for r in repaired]
+        return Chat(_meta(chat_id, header, updated), messages, problems, added)
+
+    def append(self, chat_id: str, messages: Sequence[dict[str, Any]]) -> None:
+        """Add messages at the end; durable when this returns."""
+        path = self._existing(chat_id)
+        batch = _check_messages(messages)
+        if not batch:
+            return
+        now = time.time()
+        with _failing("save", chat_id):
+            if chat_id not in self._titled:
+                self._title_from(chat_id, path, batch)
+            append_lines(path, [{"type": "message", "ts": now, "message": m} for m in batch])
+
+    def _title_from(self, chat_id: str, path: Path, batch: Sequence[dict[str, Any]]) -> None:
+        """Put the first user message's line in an untitled header (once per chat)."""
+        header = _read_header(path)
+        if header is None:
+            return  # the next load rebuilds the header; the title can wait
+        title = header.get("title") or auto_title(batch)
+        if title and not header.get("title"):
+            rewrite_head(path, {**header, "title": title})
+        if title:
+            self._titled.add(chat_id)
+
+    def rewrite(self, chat_id: str, messages: Sequence[dict[str, Any]]) -> None:
+        """Replace the whole history (compaction, ``/new``), atomically.
+
+        Bad lines still in the file are set aside first, so the rewrite cannot drop them.
+        """
+        path = self._existing(chat_id)
+        batch = _check_messages(messages)
+        now = time.time()
+        with _failing("save", chat_id):
+            result = read_lines(path, set_aside=True, check=_record_checker())
+            header = next((r for r in result.records if _is_header(r)), None)
+            header = header or _header(_meta(chat_id, {}, now))
+            if not header.get("title"):
+                header = {**header, "title": auto_title(batch)}
+            records = [{"type": "message", "ts": now, "message": m} for m in batch]
+            rewrite_lines(path, [header, *records])
+        if header["title"]:
+            self._titled.add(chat_id)
+
+    def set_title(self, chat_id: str, title: str) -> None:
+        """Rename a chat (one line, trimmed); "" lets the next user message name it."""
+        path = self._existing(chat_id)
+        header = _read_header(path)
+        if header is None:
+            self.load(chat_id)  # sets aside whatever is there and writes a header
+            header = _read_header(path) or {}
+        new_title = clean_title(title)
+        with _failing("save", chat_id):
+            rewrite_head(path, {**header, "title": new_title})
+        if new_title:
+            self._titled.add(chat_id)
+        else:
+            self._titled.discard(chat_id)
+
+    def delete(self, chat_id: str) -> None:
+        """Remove a chat and its set-aside lines; ``ChatNotFound`` if there is none."""
+        path = self._existing(chat_id)
+        with _failing("delete", chat_id):
+            path.unlink()
+            sidecar_path(path).unlink(missing_ok=True)
+        self._titled.discard(chat_id)
