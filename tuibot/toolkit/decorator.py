@@ -1,0 +1,136 @@
+"""The ``@tool`` decorator and the ``ToolSpec`` it attaches to a function.
+
+A tool is a plain function; decorating it only adds ``fn.__tool_meta__`` (a frozen
+``ToolSpec``), so the function stays callable and testable as before. The loader finds
+tools by that attribute, and the registry runs them from the spec alone.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar, overload
+
+from tuibot.toolkit.schema import JSONSchema, build_parameters, parse_docstring
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+"""What OpenAI-compatible servers accept as a function name."""
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """Everything the registry needs to show a tool to the model and to run it."""
+
+    name: str
+    """The name the model calls (and ``/name`` runs directly)."""
+    description: str
+    """What the model reads to decide when to call the tool."""
+    parameters: JSONSchema
+    """JSON schema of the arguments (an ``object`` with ``additionalProperties: false``)."""
+    func: Callable[..., Any]
+    """The decorated function, called with the validated arguments as keywords."""
+    confirm: bool | str = False
+    """Ask the human before running: ``True``, or the question to show."""
+    timeout: float | None = None
+    """Seconds before the run is abandoned with an error result; ``None`` waits."""
+    is_async: bool = False
+    """Awaited on the event loop when true; otherwise run in a worker thread."""
+    source: str = ""
+    """Where the tool came from (``"bundled"``, ``"user"``…); set by the loader."""
+    path: Path | None = None
+    """The file that defined it; set by the loader."""
+
+    @property
+    def needs_confirmation(self) -> bool:
+        """Whether a human must allow each call before it runs."""
+        return bool(self.confirm)
+
+
+@overload
+def tool(func: F, /) -> F: ...
+
+
+@overload
+def tool(
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    confirm: bool | str = False,
+    timeout: float | None = None,
+) -> Callable[[F], F]: ...
+
+
+def tool(
+    func: F | None = None,
+    /,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    confirm: bool | str = False,
+    timeout: float | None = None,
+) -> F | Callable[[F], F]:
+    """Mark a function as a tool: ``@tool`` or ``@tool(name=..., confirm=True, timeout=30)``.
+
+    The schema comes from the type hints, the description from the docstring's first
+    paragraph, parameter descriptions from ``Annotated`` or the docstring's ``Args:``.
+    Mistakes (an unsupported annotation, a bad name) raise ``TypeError``/``ValueError``
+    here, when the tool file loads.
+    """
+    _check_options(confirm, timeout)
+
+    def decorate(fn: F) -> F:
+        fn.__tool_meta__ = make_spec(  # type: ignore[attr-defined]
+            fn, name=name, description=description, confirm=confirm, timeout=timeout
+        )
+        return fn
+
+    if func is not None:
+        return decorate(func)
+    return decorate
+
+
+def make_spec(
+    fn: Callable[..., Any],
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    confirm: bool | str = False,
+    timeout: float | None = None,
+) -> ToolSpec:
+    """Build the ``ToolSpec`` for ``fn`` without attaching it (the decorator's core)."""
+    if not callable(fn) or isinstance(fn, type):
+        raise TypeError(f"@tool decorates functions, got {fn!r}")
+    tool_name = name if name is not None else getattr(fn, "__name__", "")
+    if not _NAME.match(tool_name):
+        raise ValueError(
+            f"tool name {tool_name!r} is invalid: use 1-64 letters, digits, '_' or '-'"
+        )
+    if inspect.isgeneratorfunction(fn) or inspect.isasyncgenfunction(fn):
+        raise TypeError(f"tool {tool_name!r}: generators are not supported; return a value")
+    summary, _ = parse_docstring(fn.__doc__)
+    return ToolSpec(
+        name=tool_name,
+        description=description if description is not None else summary,
+        parameters=build_parameters(fn, tool_name),
+        func=fn,
+        confirm=confirm,
+        timeout=float(timeout) if timeout is not None else None,
+        is_async=inspect.iscoroutinefunction(fn),
+    )
+
+
+def _check_options(confirm: object, timeout: object) -> None:
+    """Reject option values that would only fail later, at call time."""
+    if not isinstance(confirm, bool | str) or confirm == "":
+        raise TypeError("@tool(confirm=...) takes True, False or a non-empty message")
+    if timeout is not None and (
+        isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0
+    ):
+        raise ValueError(
+            f"@tool(timeout=...) must be a positive number of seconds, got {timeout!r}"
+        )

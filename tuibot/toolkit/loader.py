@@ -1,0 +1,162 @@
+"""Load tool files: each ``.py`` file becomes a fresh module, and its ``@tool`` functions specs.
+
+Tool files are plugins, not package modules: two folders may both have ``notes.py``, and
+a file may be reloaded while tuibot runs. So each file is compiled from its source (no
+stale ``.pyc``) into a new module named ``tuibot_plugins.<source>.<stem>_<hash>``, a name
+no real import can collide with. The module enters ``sys.modules`` only if it ran
+without error, so a broken file leaves no half-loaded state behind, and any failure —
+including ``SystemExit`` at import — is reported with the file and line.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import importlib.util
+import re
+import sys
+import traceback
+from pathlib import Path
+from types import ModuleType
+
+from tuibot.toolkit.decorator import ToolSpec
+
+PLUGIN_PACKAGE = "tuibot_plugins"
+"""Prefix of every plugin module name; nothing real is ever imported under it."""
+
+
+class ToolLoadError(Exception):
+    """A tool file that could not be loaded, with the place to look."""
+
+    def __init__(self, path: Path, line: int | None, message: str) -> None:
+        self.path = path
+        """The file that failed."""
+        self.line = line
+        """The line in that file, when known."""
+        self.message = message
+        """What went wrong, e.g. ``SyntaxError: invalid syntax``."""
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        where = f"{self.path}:{self.line}" if self.line else str(self.path)
+        return f"{where}: {self.message}"
+
+
+def module_name_for(path: Path, source: str) -> str:
+    """The unique module name for a tool file: stable per path, distinct across folders."""
+    digest = hashlib.sha1(str(path.resolve()).encode("utf-8")).hexdigest()[:10]
+    return f"{PLUGIN_PACKAGE}.{_identifier(source)}.{_identifier(path.stem)}_{digest}"
+
+
+def load_tool_file(path: Path, source: str) -> list[ToolSpec]:
+    """Import ``path`` into a fresh module and return its tools, marked with ``source``.
+
+    Raises ``ToolLoadError`` when the file cannot be read, compiled or run.
+    """
+    module = _run_module(path, module_name_for(path, source))
+    return [dataclasses.replace(spec, source=source, path=path) for spec in collect_specs(module)]
+
+
+def load_tool_folder(folder: Path, source: str) -> tuple[list[ToolSpec], list[ToolLoadError]]:
+    """Load every non-underscore ``*.py`` directly in ``folder``, in name order.
+
+    A broken file is reported and the others still load. A missing folder is simply
+    empty: a user without a tools folder has no user tools.
+    """
+    specs: list[ToolSpec] = []
+    errors: list[ToolLoadError] = []
+    for path in tool_files(folder):
+        try:
+            specs.extend(load_tool_file(path, source))
+        except ToolLoadError as exc:
+            errors.append(exc)
+    return specs, errors
+
+
+def tool_files(folder: Path) -> list[Path]:
+    """The tool files of ``folder``: ``*.py``, skipping ``_private.py`` and editor ``.#x.py``."""
+    if not folder.is_dir():
+        return []
+    return sorted(
+        path
+        for path in folder.glob("*.py")
+        if not path.name.startswith(("_", ".")) and path.is_file()
+    )
+
+
+def collect_specs(module: ModuleType) -> list[ToolSpec]:
+    """Every ``ToolSpec`` exposed by ``module``'s top-level names, in definition order."""
+    found: list[ToolSpec] = []
+    seen: set[int] = set()
+    for value in list(vars(module).values()):
+        try:
+            spec = getattr(value, "__tool_meta__", None)
+        except Exception:
+            continue
+        if isinstance(spec, ToolSpec) and id(spec) not in seen:
+            seen.add(id(spec))
+            found.append(spec)
+    return found
+
+
+def _run_module(path: Path, name: str) -> ModuleType:
+    """Compile and execute ``path`` as module ``name``; ``sys.modules`` changes only on success."""
+    try:
+        code = compile(path.read_bytes(), str(path), "exec", dont_inherit=True)
+    except SyntaxError as exc:
+        line = exc.lineno if _same_file(exc.filename, path) else None
+        raise ToolLoadError(path, line, f"{type(exc).__name__}: {exc.msg}") from exc
+    except (OSError, ValueError) as exc:
+        raise ToolLoadError(path, None, f"cannot read the file: {exc}") from exc
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None:
+        raise ToolLoadError(path, None, "not a Python source file")
+    module = importlib.util.module_from_spec(spec)
+    previous = sys.modules.get(name)
+    sys.modules[name] = module  # dataclasses and typing look their module up here
+    try:
+        exec(code, module.__dict__)
+    except (Exception, SystemExit) as exc:
+        _restore(name, previous)
+        raise ToolLoadError(path, _failing_line(exc, path), _describe(exc)) from exc
+    except BaseException:
+        _restore(name, previous)
+        raise
+    return module
+
+
+def _restore(name: str, previous: ModuleType | None) -> None:
+    """Put back what ``sys.modules`` held before a failed load."""
+    if previous is None:
+        sys.modules.pop(name, None)
+    else:
+        sys.modules[name] = previous
+
+
+def _failing_line(exc: BaseException, path: Path) -> int | None:
+    """The deepest line of ``path`` in the traceback (where the file itself went wrong)."""
+    if isinstance(exc, SyntaxError) and _same_file(exc.filename, path):
+        return exc.lineno
+    line: int | None = None
+    for frame, lineno in traceback.walk_tb(exc.__traceback__):
+        if _same_file(frame.f_code.co_filename, path):
+            line = lineno
+    return line
+
+
+def _describe(exc: BaseException) -> str:
+    """A one-line account of an import-time failure."""
+    if isinstance(exc, SystemExit):
+        return f"SystemExit raised while importing (exit code {exc.code!r})"
+    text = str(exc)
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def _same_file(filename: str | None, path: Path) -> bool:
+    return filename is not None and filename == str(path)
+
+
+def _identifier(text: str) -> str:
+    """``text`` made safe as one dotted-name component."""
+    cleaned = re.sub(r"\W", "_", text) or "_"
+    return f"_{cleaned}" if cleaned[0].isdigit() else cleaned

@@ -1,0 +1,72 @@
+"""The file tools' guard: every path a tool touches must stay inside the workspace.
+
+The workspace root lives in a context variable rather than a global because one process
+runs many chats at once, each possibly with its own folder; the engine sets it around a
+turn with ``use_workspace`` and ``asyncio.to_thread`` carries it into sync tools. Paths
+are resolved the way the OS will resolve them (``~``, ``..``, symlinks) *before* the
+check, so a symlink or a dotted path cannot walk out.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from pathlib import Path
+
+_workspace: ContextVar[Path | None] = ContextVar("tuibot_workspace", default=None)
+
+
+@contextmanager
+def use_workspace(path: str | os.PathLike[str]) -> Iterator[Path]:
+    """Make ``path`` the workspace for the code inside the ``with`` block (and its tasks)."""
+    root = Path(os.path.realpath(Path(path).expanduser()))
+    token = _workspace.set(root)
+    try:
+        yield root
+    finally:
+        _workspace.reset(token)
+
+
+def current_workspace() -> Path:
+    """The workspace root in effect: the one set by ``use_workspace``, else the cwd."""
+    root = _workspace.get()
+    return root if root is not None else Path(os.path.realpath(Path.cwd()))
+
+
+def resolve_in_workspace(raw: str, *, must_exist: bool = False) -> Path:
+    """The real absolute path for ``raw``, refused when it lies outside the workspace.
+
+    Relative paths count from the workspace; ``~`` is expanded; symlinks are followed
+    (a dangling one by its target). Raises ``ValueError`` for an empty path or a NUL
+    byte, ``PermissionError`` for anything outside, and ``FileNotFoundError`` when
+    ``must_exist`` and nothing is there. Messages name the path and the reason.
+    """
+    if not isinstance(raw, str | os.PathLike):
+        raise ValueError(f"path must be a string, got {type(raw).__name__}")
+    text = os.fspath(raw)
+    if not isinstance(text, str):
+        raise ValueError("path must be text, not bytes")
+    if "\0" in text:
+        raise ValueError(f"path {text!r} contains a NUL byte")
+    if not text.strip():
+        raise ValueError("path is empty")
+    root = current_workspace()
+    candidate = Path(os.path.expanduser(text))
+    if not candidate.is_absolute():
+        candidate = root / candidate
+    lexical = Path(os.path.normpath(candidate))
+    resolved = Path(os.path.realpath(candidate))
+    if not resolved.is_relative_to(root):
+        raise PermissionError(_outside_message(text, root, lexical, resolved))
+    if must_exist and not os.path.lexists(resolved):
+        raise FileNotFoundError(f"path '{text}' does not exist")
+    return resolved
+
+
+def _outside_message(text: str, root: Path, lexical: Path, resolved: Path) -> str:
+    """Why a path is refused: it points outside, or a symlink inside leads outside."""
+    if lexical.is_relative_to(root):
+        return f"path '{text}' is outside the workspace {root} (a symlink leads to {resolved})"
+    return f"path '{text}' is outside the workspace {root}"
