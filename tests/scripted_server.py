@@ -1,0 +1,532 @@
+"""A scripted OpenAI-compatible chat server on loopback, for engine tests and benchmarks.
+
+Engine tests must drive the real ``openai`` SDK (and ``litellm``) over real HTTP, so bugs in
+stream parsing, retries, timeouts and dropped connections show up as they would against
+Ollama or vLLM. A test queues the replies it wants (``text``, ``tool_calls``, ``cut``,
+``error`` …), one per chat request, and reads back what the client sent. The server runs in
+its own daemon threads, independent of the test's event loop, and ``stop`` never hangs, even
+with a silent reply in flight.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import math
+import socket
+import threading
+import time
+import uuid
+from collections import deque
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Literal
+from urllib.parse import urlsplit
+
+Ending = Literal["done", "no_done", "cut", "silent"]
+REASONING_FIELDS = ("reasoning_content", "reasoning")
+TOOL_CALL_MODES = ("split", "whole", "interleaved")
+
+
+@dataclass(frozen=True)
+class Reply:
+    """One scripted answer to one chat request. Build it with the functions below."""
+
+    items: tuple[dict[str, Any], ...] = ()
+    """In order: bare deltas, choice dicts (with ``delta``) or whole chunks (with ``choices``)."""
+    usage: tuple[int, int] | None = None
+    """(prompt_tokens, completion_tokens), sent as the usage chunk and in the full reply."""
+    delay: float = 0.0
+    """Seconds to wait between stream frames."""
+    ending: Ending = "done"
+    """How the stream ends: [DONE], no [DONE], connection cut, or silence then a cut."""
+    status: int = 200
+    """HTTP status; anything but 200 sends ``error_body`` as JSON."""
+    headers: dict[str, str] = field(default_factory=dict)
+    """Extra response headers (``Retry-After`` …)."""
+    error_body: dict[str, Any] | None = None
+    """The JSON body of an error reply."""
+    silence: float = 0.0
+    """Seconds of silence for a ``silent`` reply."""
+
+
+@dataclass(frozen=True)
+class RecordedRequest:
+    """What a client sent, as the server saw it."""
+
+    path: str
+    """The request path without the query string, e.g. ``/v1/chat/completions``."""
+    headers: dict[str, str]
+    """Request headers, names in lower case."""
+    body: dict[str, Any] | None
+    """The JSON body, or None when there was none or it was not a JSON object."""
+    method: str = "POST"
+    """The HTTP method."""
+
+
+def _split(content: str, pieces: int | None) -> list[str]:
+    """Cut ``content`` into ``pieces`` near-equal parts (None: about four characters each)."""
+    if pieces is not None and pieces < 1:
+        raise ValueError(f"pieces must be at least 1, got {pieces}")
+    if not content:
+        return []
+    count = min(pieces or math.ceil(len(content) / 4), len(content))
+    size, extra = divmod(len(content), count)
+    parts, pos = [], 0
+    for i in range(count):
+        step = size + (1 if i < extra else 0)
+        parts.append(content[pos : pos + step])
+        pos += step
+    return parts
+
+
+def _finish(deltas: list[dict[str, Any]], finish_reason: str) -> tuple[dict[str, Any], ...]:
+    """The deltas as choices, closed by an empty delta carrying ``finish_reason``."""
+    return (*({"delta": d} for d in deltas), {"delta": {}, "finish_reason": finish_reason})
+
+
+def _content_deltas(content: str, pieces: int | None = None) -> list[dict[str, Any]]:
+    """OpenAI's opening role delta followed by the content, piece by piece."""
+    return [{"role": "assistant", "content": ""}] + [
+        {"content": p} for p in _split(content, pieces)
+    ]
+
+
+def text(
+    content: str,
+    *,
+    pieces: int | None = None,
+    reasoning: str | None = None,
+    reasoning_field: str = "reasoning_content",
+    usage: tuple[int, int] | None = (10, 5),
+    finish_reason: str = "stop",
+    delay: float = 0.0,
+) -> Reply:
+    """A streamed text answer; reasoning (if any) streams first, in ``reasoning_field``."""
+    if reasoning_field not in REASONING_FIELDS:
+        raise ValueError(f"reasoning_field must be one of {REASONING_FIELDS}")
+    deltas = _content_deltas("")
+    if reasoning:
+        deltas += [{reasoning_field: p} for p in _split(reasoning, None)]
+    deltas += [{"content": p} for p in _split(content, pieces)]
+    return Reply(items=_finish(deltas, finish_reason), usage=usage, delay=delay)
+
+
+def length(content: str) -> Reply:
+    """A text answer cut short by the token limit (``finish_reason`` "length")."""
+    return text(content, finish_reason="length")
+
+
+def _call_deltas(index: int, name: str, arguments: str, call_id: str) -> list[dict[str, Any]]:
+    """One tool call as OpenAI streams it: a header, then the arguments in three or more parts."""
+    header = {"index": index, "id": call_id, "type": "function"}
+    first = {**header, "function": {"name": name, "arguments": ""}}
+    parts = _split(arguments, max(3, math.ceil(len(arguments) / 8)))
+    parts += [""] * (3 - len(parts))
+    rest = [{"index": index, "function": {"arguments": p}} for p in parts]
+    return [{"tool_calls": [d]} for d in (first, *rest)]
+
+
+def tool_calls(
+    calls: list[tuple[str, str]] | list[tuple[str, str, str]],
+    *,
+    mode: str = "split",
+    content: str = "",
+    usage: tuple[int, int] | None = (10, 5),
+) -> Reply:
+    """Tool calls (name, arguments[, id]) streamed "split", "whole" or "interleaved".
+
+    Arguments are sent verbatim, so a test can script malformed JSON.
+    """
+    if mode not in TOOL_CALL_MODES:
+        raise ValueError(f"mode must be one of {TOOL_CALL_MODES}, got {mode!r}")
+    if not calls:
+        raise ValueError("tool_calls needs at least one call")
+    named = [(c[0], c[1], c[2] if len(c) > 2 else f"call_{i + 1}") for i, c in enumerate(calls)]
+    streams = [_call_deltas(i, name, args, cid) for i, (name, args, cid) in enumerate(named)]
+    if mode == "whole":
+        whole = [
+            {"index": i, "id": cid, "type": "function", "function": {"name": n, "arguments": a}}
+            for i, (n, a, cid) in enumerate(named)
+        ]
+        call_deltas: list[dict[str, Any]] = [{"tool_calls": whole}]
+    elif mode == "split":
+        call_deltas = [d for stream in streams for d in stream]
+    else:
+        rounds = max(len(s) for s in streams)
+        call_deltas = [s[r] for r in range(rounds) for s in streams if r < len(s)]
+    if content:
+        deltas = _content_deltas(content) + call_deltas
+    else:
+        deltas = [{"role": "assistant", "content": None, **call_deltas[0]}, *call_deltas[1:]]
+    return Reply(items=_finish(deltas, "tool_calls"), usage=usage)
+
+
+def raw(chunks: list[dict[str, Any]], *, done: bool = True) -> Reply:
+    """Arbitrary frames: a bare delta, a choice (has ``delta``) or a whole chunk (``choices``).
+
+    Missing chunk fields are filled in; no role, finish or usage chunk is added.
+    ``done=False`` leaves out ``[DONE]`` but still ends the response cleanly.
+    """
+    return Reply(items=tuple(chunks), ending="done" if done else "no_done")
+
+
+def cut(content: str, *, after: int) -> Reply:
+    """The role delta and ``after`` content deltas, then the connection drops mid-stream."""
+    deltas = _content_deltas(content)
+    return Reply(items=tuple({"delta": d} for d in deltas[: after + 1]), ending="cut")
+
+
+def error(
+    status: int,
+    *,
+    message: str = "scripted error",
+    headers: dict[str, str] | None = None,
+    body: dict[str, Any] | None = None,
+) -> Reply:
+    """An HTTP error with an OpenAI-style JSON body (or ``body`` verbatim)."""
+    kind = {400: "invalid_request_error", 401: "authentication_error", 404: "not_found_error"}
+    kind[429] = "rate_limit_error"
+    payload = body or {
+        "error": {
+            "message": message,
+            "type": kind.get(status, "server_error"),
+            "param": None,
+            "code": None,
+        }
+    }
+    return Reply(status=status, headers=dict(headers or {}), error_body=payload)
+
+
+def silent(seconds: float) -> Reply:
+    """200 and stream headers, then nothing for ``seconds``, then the connection closes."""
+    return Reply(ending="silent", silence=seconds)
+
+
+def _as_chunk(base: dict[str, Any], item: dict[str, Any]) -> dict[str, Any]:
+    """Wrap a delta or choice dict as a full ``chat.completion.chunk``."""
+    if "choices" in item:
+        return {**base, **item}
+    given = item if "delta" in item else {"delta": item}
+    choice = {"index": 0, "delta": {}, "logprobs": None, "finish_reason": None, **given}
+    return {**base, "choices": [choice]}
+
+
+def _usage(usage: tuple[int, int]) -> dict[str, int]:
+    prompt, completion = usage
+    return {
+        "prompt_tokens": prompt,
+        "completion_tokens": completion,
+        "total_tokens": prompt + completion,
+    }
+
+
+def _merge_call(calls: dict[int, dict[str, Any]], delta: dict[str, Any]) -> None:
+    """Fold one streamed tool-call delta into the calls assembled so far."""
+    call = calls.setdefault(
+        delta.get("index", 0),
+        {"id": "", "type": "function", "function": {"name": "", "arguments": ""}},
+    )
+    for key in ("id", "type"):
+        if delta.get(key):
+            call[key] = delta[key]
+    function = delta.get("function") or {}
+    call["function"]["name"] += function.get("name") or ""
+    call["function"]["arguments"] += function.get("arguments") or ""
+
+
+def _message(reply: Reply) -> tuple[dict[str, Any], str | None]:
+    """The complete assistant message (and finish reason) a stream of ``reply`` adds up to."""
+    content: list[str] | None = None
+    reasoning: dict[str, str] = {}
+    calls: dict[int, dict[str, Any]] = {}
+    finish = None
+    for item in reply.items:
+        choices = item.get("choices", []) if "choices" in item else [item]
+        for choice in choices:
+            delta = choice.get("delta", {}) if "delta" in choice else choice
+            if delta.get("content") is not None:
+                content = [*(content or []), delta["content"]]
+            for key in REASONING_FIELDS:
+                if delta.get(key) is not None:
+                    reasoning[key] = reasoning.get(key, "") + delta[key]
+            for call in delta.get("tool_calls") or []:
+                _merge_call(calls, call)
+            finish = choice.get("finish_reason") or finish
+    message: dict[str, Any] = {
+        "role": "assistant",
+        "content": None if content is None else "".join(content),
+    }
+    message.update(reasoning)
+    if calls:
+        message["tool_calls"] = [calls[i] for i in sorted(calls)]
+    return message, finish
+
+
+class _HTTPServer(ThreadingHTTPServer):
+    """Threads are daemons and never joined, so a stuck reply cannot block ``stop``."""
+
+    daemon_threads = True
+    block_on_close = False
+
+    def __init__(self, scripted: ScriptedServer) -> None:
+        super().__init__(("127.0.0.1", 0), _Handler)
+        self.scripted = scripted
+
+
+class _Handler(BaseHTTPRequestHandler):
+    """Routes one connection's requests; HTTP/1.1 so the SDK keeps connections alive."""
+
+    protocol_version = "HTTP/1.1"
+    server: _HTTPServer
+
+    def setup(self) -> None:
+        super().setup()
+        self.server.scripted._track(self.connection, add=True)
+
+    def finish(self) -> None:
+        try:
+            super().finish()
+        finally:
+            self.server.scripted._track(self.connection, add=False)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Keep test output clean."""
+
+    def do_GET(self) -> None:
+        self._dispatch()
+
+    def do_POST(self) -> None:
+        self._dispatch()
+
+    do_PUT = do_DELETE = do_PATCH = do_POST
+
+    def _dispatch(self) -> None:
+        try:
+            self._route()
+        except (BrokenPipeError, ConnectionError, OSError):
+            self.close_connection = True  # the client went away; nothing to answer
+
+    def _route(self) -> None:
+        raw_body = self._read_body()
+        path = urlsplit(self.path).path
+        try:
+            body = json.loads(raw_body) if raw_body else None
+        except ValueError:
+            body = None
+        scripted = self.server.scripted
+        headers = {k.lower(): v for k, v in self.headers.items()}
+        scripted._record(
+            RecordedRequest(path, headers, body if isinstance(body, dict) else None, self.command)
+        )
+        if self.command == "GET" and path == "/v1/models":
+            self._send_json(200, scripted._models_payload())
+        elif self.command == "POST" and path == "/v1/chat/completions":
+            if not isinstance(body, dict):
+                self._send_json(
+                    400, error(400, message="scripted server: body is not a JSON object").error_body
+                )
+                return
+            reply = scripted._next_reply()
+            if reply is None:
+                message = "scripted server: no reply queued"
+                self._send_json(500, {"error": {"message": message, "type": "server_error"}})
+                return
+            self._answer(reply, body)
+        else:
+            message = f"scripted server: no route for {self.command} {path}"
+            self._send_json(404, error(404, message=message).error_body)
+
+    def _read_body(self) -> bytes:
+        if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
+            parts = []
+            while size := int(self.rfile.readline().split(b";")[0].strip() or b"0", 16):
+                parts.append(self.rfile.read(size))
+                self.rfile.readline()
+            while self.rfile.readline() not in (b"\r\n", b"\n", b""):
+                pass
+            return b"".join(parts)
+        return self.rfile.read(int(self.headers.get("Content-Length") or 0))
+
+    def _send_json(self, status: int, payload: Any, headers: dict[str, str] | None = None) -> None:
+        data = json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.send_header("x-request-id", f"req_{uuid.uuid4().hex[:16]}")
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _answer(self, reply: Reply, body: dict[str, Any]) -> None:
+        base = {
+            "id": f"chatcmpl-{uuid.uuid4().hex[:24]}",
+            "object": "chat.completion.chunk",
+            "created": int(time.time()),
+            "model": body.get("model", ""),
+            "system_fingerprint": None,
+        }
+        if reply.status != 200:
+            self._send_json(reply.status, reply.error_body, reply.headers)
+        elif reply.ending == "silent":
+            self._start_stream(reply)
+            self.server.scripted._stopping.wait(reply.silence)
+            self._abort()
+        elif body.get("stream"):
+            self._stream(reply, base, bool((body.get("stream_options") or {}).get("include_usage")))
+        else:
+            self._complete(reply, base)
+
+    def _start_stream(self, reply: Reply) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("x-request-id", f"req_{uuid.uuid4().hex[:16]}")
+        for name, value in reply.headers.items():
+            self.send_header(name, value)
+        self.end_headers()
+
+    def _write_chunk(self, data: bytes) -> None:
+        self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+
+    def _stream(self, reply: Reply, base: dict[str, Any], include_usage: bool) -> None:
+        self._start_stream(reply)
+        frames = [_as_chunk(base, item) for item in reply.items]
+        if include_usage:
+            frames = [{**frame, "usage": frame.get("usage")} for frame in frames]
+            if reply.usage and reply.ending != "cut":
+                frames.append({**base, "choices": [], "usage": _usage(reply.usage)})
+        for i, frame in enumerate(frames):
+            if i and reply.delay and self.server.scripted._stopping.wait(reply.delay):
+                break
+            self._write_chunk(b"data: %s\n\n" % json.dumps(frame).encode())
+        if reply.ending == "cut":
+            self._abort()
+            return
+        if reply.ending == "done":
+            self._write_chunk(b"data: [DONE]\n\n")
+        self.wfile.write(b"0\r\n\r\n")
+
+    def _complete(self, reply: Reply, base: dict[str, Any]) -> None:
+        message, finish = _message(reply)
+        choice = {"index": 0, "message": message, "logprobs": None, "finish_reason": finish}
+        payload = {**base, "object": "chat.completion", "choices": [choice]}
+        payload["usage"] = _usage(reply.usage) if reply.usage else None
+        if reply.ending != "cut":
+            self._send_json(200, payload, reply.headers)
+            return
+        data = json.dumps(payload).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data[: len(data) // 2])
+        self._abort()
+
+    def _abort(self) -> None:
+        """Drop the connection without finishing the body, as a crashed server would."""
+        self.close_connection = True
+        with contextlib.suppress(OSError):
+            self.connection.shutdown(socket.SHUT_RDWR)
+
+
+class ScriptedServer:
+    """An OpenAI-compatible server on 127.0.0.1 answering chat requests from a reply queue."""
+
+    def __init__(self, models: list[str] | None = None) -> None:
+        self.models: list[str] = list(models) if models is not None else ["test-model"]
+        """The ids ``GET /v1/models`` lists."""
+        self.requests: list[RecordedRequest] = []
+        """Every request received, in order (appended under a lock)."""
+        self._replies: deque[Reply] = deque()
+        self._cond = threading.Condition()
+        self._stopping = threading.Event()
+        self._connections: set[socket.socket] = set()
+        self._httpd: _HTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> ScriptedServer:
+        """Bind a free loopback port and serve in a daemon thread."""
+        if self._httpd is None:
+            self._stopping.clear()
+            self._httpd = _HTTPServer(self)
+            self._thread = threading.Thread(
+                target=self._httpd.serve_forever,
+                kwargs={"poll_interval": 0.05},
+                name="scripted-server",
+                daemon=True,
+            )
+            self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop serving and drop open connections, even one in the middle of a reply."""
+        httpd, self._httpd = self._httpd, None
+        if httpd is None:
+            return
+        self._stopping.set()
+        httpd.shutdown()
+        httpd.server_close()
+        with self._cond:
+            connections = list(self._connections)
+        for conn in connections:
+            with contextlib.suppress(OSError):
+                conn.shutdown(socket.SHUT_RDWR)
+        if self._thread is not None:
+            self._thread.join(timeout=2)
+
+    def __enter__(self) -> ScriptedServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    @property
+    def url(self) -> str:
+        """The base URL to give a client, e.g. ``http://127.0.0.1:PORT/v1``."""
+        if self._httpd is None:
+            raise RuntimeError("ScriptedServer is not started")
+        return f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
+
+    @property
+    def pending(self) -> int:
+        """How many queued replies no request has taken yet."""
+        with self._cond:
+            return len(self._replies)
+
+    def enqueue(self, *replies: Reply) -> None:
+        """Queue replies; each chat request takes the oldest one."""
+        with self._cond:
+            self._replies.extend(replies)
+
+    def wait_for_requests(self, n: int, timeout: float = 5.0) -> None:
+        """Block until at least ``n`` requests arrived; AssertionError after ``timeout``."""
+        with self._cond:
+            if not self._cond.wait_for(lambda: len(self.requests) >= n, timeout):
+                raise AssertionError(f"expected {n} requests, got {len(self.requests)}")
+
+    def _record(self, request: RecordedRequest) -> None:
+        with self._cond:
+            self.requests.append(request)
+            self._cond.notify_all()
+
+    def _next_reply(self) -> Reply | None:
+        with self._cond:
+            return self._replies.popleft() if self._replies else None
+
+    def _track(self, conn: socket.socket, *, add: bool) -> None:
+        with self._cond:
+            if add:
+                self._connections.add(conn)
+            else:
+                self._connections.discard(conn)
+
+    def _models_payload(self) -> dict[str, Any]:
+        created = int(time.time())
+        data = [
+            {"id": m, "object": "model", "created": created, "owned_by": "scripted"}
+            for m in self.models
+        ]
+        return {"object": "list", "data": data}
