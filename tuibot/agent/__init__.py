@@ -1,0 +1,1 @@
+"""The agent loop: stream an answer, run the tools it asks for, repeat until it answers."""

@@ -1,0 +1,304 @@
+"""One turn of the agent loop: stream, run the requested tools, feed results back, repeat.
+
+Everything the loop touches arrives in a :class:`Turn`, so it runs the same under the
+TUI, ``ask`` and tests. Durability is the caller's ``persist``: the loop calls it with
+each assistant message and each tool result before the next model call.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tuibot.agent.calls import CallAccumulator, PendingCall, parse_arguments
+from tuibot.agent.messages import for_model
+from tuibot.events import (
+    Event,
+    Notice,
+    ReasoningDelta,
+    TextDelta,
+    ToolFinished,
+    ToolStarted,
+    TurnFinished,
+    TurnStatus,
+    Usage,
+)
+from tuibot.llm.caching import apply_cache_control
+from tuibot.llm.errors import ModelError
+from tuibot.llm.parts import (
+    FinishPart,
+    ModelClient,
+    ReasoningPart,
+    TextPart,
+    ToolCallPart,
+    UsagePart,
+)
+from tuibot.llm.pricing import cost_micros
+from tuibot.llm.select import Route
+from tuibot.llm.text_tools import extract_text_tool_calls
+from tuibot.secrets import redact
+from tuibot.toolkit.registry import ERROR_HINT, ToolRegistry, ToolResult
+from tuibot.toolkit.workspace import use_workspace
+
+log = logging.getLogger("tuibot.agent")
+
+ROUND_LIMIT = (
+    "I've reached my limit of {rounds} model calls for this turn. "
+    "Tell me to continue, or simplify the request."
+)
+CUT_OFF_CALL = "Error: the answer hit the token limit before this call's arguments were complete."
+
+DENIED_HINT = "Do not retry this call unless the user asks for it."
+
+Approver = Callable[[str, str, dict[str, Any], str], Awaitable[tuple[bool, str]]]
+"""(call_id, tool name, arguments, prompt) -> (allowed, reason)."""
+
+
+@dataclass
+class Turn:
+    """All a turn needs; built by the engine for each input."""
+
+    chat: str
+    turn_id: str
+    bot: str
+    route: Route
+    client: ModelClient
+    params: dict[str, Any]
+    system_prompt: str
+    history: list[dict[str, Any]]
+    """Repaired history including the user's new message; the loop appends to it."""
+    tools: ToolRegistry
+    allowed_tools: list[str] | None
+    max_rounds: int
+    history_limit: int
+    workspace: Path
+    persist: Callable[[list[dict[str, Any]]], None]
+    emit: Callable[[Event], None]
+    approve: Approver
+    trace: dict[str, Any] = field(default_factory=dict)
+    partial: str = ""
+    """Answer text of the round now streaming (kept if the turn is cancelled)."""
+    partial_reasoning: str = ""
+
+
+@dataclass
+class RoundResult:
+    """What one model call produced."""
+
+    text: str = ""
+    reasoning: str = ""
+    calls: list[PendingCall] = field(default_factory=list)
+    finish: str | None = None
+    usage: Usage = field(default_factory=Usage)
+    error: ModelError | None = None
+
+
+async def run_turn(turn: Turn) -> TurnFinished:
+    """Run the loop to an answer, an error, or the round limit (cancellation propagates)."""
+    total = Usage()
+    turn.trace.setdefault("model_calls", [])
+    turn.trace.setdefault("tool_calls", [])
+    try:
+        for _ in range(turn.max_rounds):
+            result = await _model_round(turn)
+            total += result.usage
+            if result.error is not None or result.finish is None:
+                return _interrupted(turn, result, total)
+            message = _assistant_message(turn, result)
+            turn.partial = turn.partial_reasoning = ""
+            _keep(turn, message)
+            if not result.calls:
+                if result.finish == "length":
+                    turn.emit(Notice(turn.chat, "warning", "The answer hit the token limit."))
+                return TurnFinished(turn.chat, turn.turn_id, "completed", result.text, total)
+            await _run_calls(turn, result.calls, cut_off=result.finish == "length")
+    except asyncio.CancelledError:
+        _keep_partial(turn, "interrupted")
+        raise
+    text = ROUND_LIMIT.format(rounds=turn.max_rounds)
+    _keep(turn, _tagged(turn, {"role": "assistant", "content": text, "status": "round_limit"}))
+    turn.emit(TextDelta(turn.chat, turn.turn_id, text))
+    return TurnFinished(turn.chat, turn.turn_id, "round_limit", text, total)
+
+
+async def _model_round(turn: Turn) -> RoundResult:
+    """Stream one model call, emitting deltas as they arrive."""
+    messages = for_model(turn.system_prompt, turn.history, turn.history_limit)
+    tools = turn.tools.definitions(turn.allowed_tools)
+    if turn.route.provider.prompt_caching:
+        messages, tools = apply_cache_control(messages, tools)
+    params = dict(turn.params)
+    result, calls = RoundResult(), CallAccumulator()
+    started = time.monotonic()
+    first_token: float | None = None
+    try:
+        async for part in turn.client.stream(turn.route.model, messages, tools, params):
+            if isinstance(part, TextPart):
+                first_token = first_token or time.monotonic()
+                turn.partial += part.text
+                turn.emit(TextDelta(turn.chat, turn.turn_id, part.text))
+            elif isinstance(part, ReasoningPart):
+                first_token = first_token or time.monotonic()
+                turn.partial_reasoning += part.text
+                turn.emit(ReasoningDelta(turn.chat, turn.turn_id, part.text))
+            elif isinstance(part, ToolCallPart):
+                calls.add(part)
+            elif isinstance(part, UsagePart):
+                result.usage = _priced(turn, part)
+            elif isinstance(part, FinishPart):
+                result.finish = part.reason
+    except ModelError as error:
+        log.warning("model call failed: %s", error, exc_info=error.__cause__ or error)
+        result.error = error
+    result.text, result.reasoning = turn.partial, turn.partial_reasoning
+    result.calls = calls.finish(turn.turn_id)
+    if not result.calls and result.finish and turn.route.provider.text_tool_calls:
+        result.text, found = extract_text_tool_calls(result.text, turn.tools.names())
+        for number, call in enumerate(found, start=1):
+            result.calls.append(
+                PendingCall(f"call_{turn.turn_id}_t{number}", call.name, call.arguments)
+            )
+    turn.trace["model_calls"].append(
+        {
+            "model": turn.route.model,
+            "provider": turn.route.provider.name,
+            "duration_s": round(time.monotonic() - started, 4),
+            "first_token_s": round(first_token - started, 4) if first_token else None,
+            "finish_reason": result.finish,
+            "usage": result.usage.as_dict(),
+            "error": str(result.error) if result.error else None,
+        }
+    )
+    return result
+
+
+def _priced(turn: Turn, part: UsagePart) -> Usage:
+    """Usage with its cost from the provider's price."""
+    cost = cost_micros(
+        turn.route.provider, turn.route.model, part.prompt_tokens, part.completion_tokens
+    )
+    return Usage(part.prompt_tokens, part.completion_tokens, cost)
+
+
+def _tagged(turn: Turn, message: dict[str, Any]) -> dict[str, Any]:
+    """A message stamped with its turn and bot (stored, never sent)."""
+    return {**message, "turn": turn.turn_id, "bot": turn.bot}
+
+
+def _keep(turn: Turn, message: dict[str, Any]) -> None:
+    """Make a message durable, then add it to the history the next call sees."""
+    turn.persist([message])
+    turn.history.append(message)
+
+
+def _assistant_message(turn: Turn, result: RoundResult) -> dict[str, Any]:
+    """The stored form of a finished model call."""
+    message: dict[str, Any] = {"role": "assistant", "content": result.text}
+    if result.reasoning:
+        message["reasoning"] = result.reasoning
+    if result.calls:
+        message["tool_calls"] = [
+            {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
+            for c in result.calls
+        ]
+    message["usage"] = result.usage.as_dict()
+    return _tagged(turn, message)
+
+
+def _keep_partial(turn: Turn, status: str) -> None:
+    """Store what streamed before an interruption, marked, with no tool calls."""
+    if turn.partial or turn.partial_reasoning:
+        message: dict[str, Any] = {"role": "assistant", "content": turn.partial, "status": status}
+        if turn.partial_reasoning:
+            message["reasoning"] = turn.partial_reasoning
+        _keep(turn, _tagged(turn, message))
+
+
+def _interrupted(turn: Turn, result: RoundResult, total: Usage) -> TurnFinished:
+    """End the turn after a failed or cut stream; partial text is kept, no tool runs."""
+    error = result.error
+    kind = error.kind if error else "interrupted"
+    had_output = bool(result.text or result.reasoning or result.calls)
+    _keep_partial(turn, "interrupted")
+    if error is None:
+        message = "The model's answer stopped before it was complete."
+    elif kind == "interrupted" or had_output:
+        message = f"{error} The partial answer was kept."
+    else:
+        message = str(error)
+    message = redact(message)  # a server may echo the key it rejected
+    error_kind = kind if kind in ("unreachable", "rejected") and not had_output else None
+    if kind == "timeout" and not had_output:
+        error_kind = "unreachable"
+    status: TurnStatus = "interrupted" if had_output or kind == "interrupted" else "failed"
+    turn.emit(Notice(turn.chat, "error", message))
+    return TurnFinished(
+        turn.chat, turn.turn_id, status, result.text, total, error=message, error_kind=error_kind
+    )
+
+
+async def _run_calls(turn: Turn, calls: list[PendingCall], *, cut_off: bool) -> None:
+    """Run the calls: in parallel, or one by one when any needs confirmation."""
+    needs_confirm = any(
+        (spec := turn.tools.get(call.name)) is not None and spec.confirm for call in calls
+    )
+    if needs_confirm or len(calls) == 1:
+        for call in calls:
+            await _run_call(turn, call, cut_off)
+    else:
+        await asyncio.gather(*(_run_call(turn, call, cut_off) for call in calls))
+
+
+async def _run_call(turn: Turn, call: PendingCall, cut_off: bool) -> None:
+    """Parse, confirm, run and record one call; every failure becomes a result."""
+    parsed = parse_arguments(call.arguments)
+    arguments = parsed.value if parsed.value is not None else {"_raw": call.arguments}
+    turn.emit(ToolStarted(turn.chat, turn.turn_id, call.id, call.name, arguments))
+    started = time.monotonic()
+    if cut_off:
+        result = ToolResult(False, f"{CUT_OFF_CALL}\n\n{ERROR_HINT}")
+    elif parsed.value is None:
+        result = ToolResult(False, f"Error: {parsed.error}\n\n{ERROR_HINT}")
+    else:
+        result = await _confirmed_execute(turn, call, parsed.value)
+    duration = time.monotonic() - started
+    _keep(
+        turn,
+        _tagged(
+            turn,
+            {"role": "tool", "tool_call_id": call.id, "name": call.name, "content": result.output},
+        ),
+    )
+    turn.emit(
+        ToolFinished(
+            turn.chat, turn.turn_id, call.id, call.name, result.ok, result.output, duration
+        )
+    )
+    turn.trace["tool_calls"].append(
+        {
+            "id": call.id,
+            "name": call.name,
+            "arguments": arguments,
+            "repaired": parsed.repaired,
+            "ok": result.ok,
+            "duration_s": round(duration, 4),
+            "output_chars": len(result.output),
+        }
+    )
+
+
+async def _confirmed_execute(turn: Turn, call: PendingCall, arguments: dict) -> ToolResult:
+    """Ask for approval when the tool wants it, then run it in the turn's workspace."""
+    spec = turn.tools.get(call.name)
+    if spec is not None and spec.confirm:
+        prompt = spec.confirm if isinstance(spec.confirm, str) else f"Run {call.name}?"
+        allowed, reason = await turn.approve(call.id, call.name, arguments, prompt)
+        if not allowed:
+            return ToolResult(False, f"Denied by the user: {reason}. {DENIED_HINT}")
+    with use_workspace(turn.workspace):
+        return await turn.tools.execute(call.name, arguments)

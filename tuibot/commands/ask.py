@@ -1,0 +1,105 @@
+"""``tuibot ask [PROMPT]``: one turn from the shell (see :mod:`tuibot.ask`)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+HELP = """\
+Ask once and print the answer. Piped stdin is read as the prompt, or appended to
+PROMPT as context. Exit codes: 0 answered, 1 the turn failed, 2 usage or config
+error, 3 the model server is unreachable or rejected the request, 130 interrupted.
+"""
+
+
+def add_parser(subparsers: Any) -> None:
+    """Register ``ask``."""
+    parser = subparsers.add_parser(
+        "ask",
+        help="ask once and print the answer",
+        description=HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("prompt", nargs="?", help="what to ask (or pipe it on stdin)")
+    parser.add_argument("--chat", metavar="ID", help="continue this chat (id or unique prefix)")
+    add_provider_options(parser)
+    parser.add_argument("--json", action="store_true", help="write JSON Lines events to stdout")
+    parser.add_argument(
+        "--yes", action="store_true", help="allow tool calls that need confirmation"
+    )
+    parser.add_argument(
+        "--config",
+        type=Path,
+        default=argparse.SUPPRESS,
+        metavar="FILE",
+        help="use this config file",
+    )
+    parser.set_defaults(handler=run)
+
+
+def add_provider_options(parser: argparse.ArgumentParser) -> None:
+    """The flags that pick the model, shared with the full-screen app."""
+    parser.add_argument("--provider", metavar="NAME", help="use this configured provider")
+    parser.add_argument("--model", metavar="M", help="use this model")
+    parser.add_argument(
+        "--base-url", metavar="URL", help="talk to this OpenAI-compatible server (…/v1)"
+    )
+
+
+def provider_overrides(args: argparse.Namespace) -> dict[str, tuple[Any, str]]:
+    """Settings overrides from the provider flags."""
+    overrides: dict[str, tuple[Any, str]] = {}
+    if args.model:
+        overrides["agent.model"] = (args.model, "--model")
+    if args.provider:
+        overrides["agent.provider"] = (args.provider, "--provider")
+    return overrides
+
+
+def run(args: argparse.Namespace) -> int:
+    """Load settings, build the engine, run the turn."""
+    import asyncio
+
+    from tuibot.ask import EXIT_USAGE, AskOptions, build_prompt
+    from tuibot.settings import ConfigError, load_settings
+
+    prompt = build_prompt(args.prompt, sys.stdin)
+    if not prompt.strip():
+        print("tuibot: nothing to ask: give a PROMPT or pipe text on stdin", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        settings = load_settings(args.config, overrides=provider_overrides(args))
+    except ConfigError as error:
+        print(f"tuibot: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    options = AskOptions(prompt=prompt, chat=args.chat, json=args.json, yes=args.yes)
+    return asyncio.run(_ask(settings, options, args.base_url))
+
+
+async def _ask(settings: Any, options: Any, base_url: str | None) -> int:
+    """The async part: engine up, turn run, engine down."""
+    from tuibot.ask import EXIT_USAGE, run_ask
+    from tuibot.engine import Engine
+    from tuibot.logs import configure_logging
+    from tuibot.paths import DataPaths
+    from tuibot.settings import ConfigError
+    from tuibot.store.chats import ChatNotFound
+    from tuibot.store.jsonl import StorageError
+
+    paths = DataPaths.default()
+    configure_logging(paths, settings.logging.level)
+    engine = Engine(settings, paths=paths)
+    try:
+        if base_url:
+            engine.with_provider_override("--base-url", base_url=base_url)
+        return await run_ask(engine, options, sys.stdout, sys.stderr)
+    except (ConfigError, ChatNotFound) as error:
+        print(f"tuibot: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    except StorageError as error:
+        print(f"tuibot: {error}", file=sys.stderr)
+        return 1
+    finally:
+        await engine.close()

@@ -1,0 +1,105 @@
+"""``tuibot doctor``: is everything in place? One line per check, and what to do."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+OK, BAD = "ok  ", "FAIL"
+
+
+def add_parser(subparsers: Any) -> None:
+    """Register ``doctor``."""
+    parser = subparsers.add_parser("doctor", help="check config, keyring, providers and tools")
+    from tuibot.commands.ask import add_provider_options
+
+    add_provider_options(parser)
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run every check; exit 1 when any failed."""
+    import asyncio
+
+    from tuibot.commands.ask import provider_overrides
+    from tuibot.settings import ConfigError, load_settings
+
+    try:
+        settings = load_settings(args.config, overrides=provider_overrides(args))
+    except ConfigError as error:
+        _line(BAD, "config", str(error))
+        return 2
+    return asyncio.run(_checks(settings, args.base_url))
+
+
+def _line(mark: str, what: str, detail: str) -> None:
+    """One result line."""
+    print(f"{mark} {what:<22} {detail}", file=sys.stdout)
+
+
+async def _checks(settings: Any, base_url: str | None) -> int:
+    """Config, keyring, providers, tools."""
+    from tuibot.engine import Engine
+    from tuibot.paths import DataPaths
+
+    failed = False
+    files = ", ".join(str(path) for path in settings.files) or "none (built-in defaults)"
+    _line(OK, "config", files)
+    paths = DataPaths.default()
+    _line(OK, "data", str(paths.root))
+    failed |= not _keyring_check()
+    engine = Engine(settings, paths=paths)
+    try:
+        if base_url:
+            engine.with_provider_override("--base-url", base_url=base_url)
+        for provider in settings.providers.values():
+            failed |= not await _provider_check(engine, provider, settings.agent.model)
+        errors: list[str] = []
+        engine.events.listen(lambda event: errors.append(getattr(event, "message", "")))
+        engine.load_tools()
+        _line(OK, "tools", f"{len(engine.tools.names())} loaded: {', '.join(engine.tools.names())}")
+        for message in filter(None, errors):
+            failed |= message.startswith("tool not loaded")
+            _line(BAD if message.startswith("tool not loaded") else OK, "tools", message)
+    finally:
+        await engine.close()
+    return 1 if failed else 0
+
+
+def _keyring_check() -> bool:
+    """Whether a secure keyring backend answers."""
+    from tuibot.secrets import KeyringUnavailable, SecretStore
+
+    try:
+        _line(OK, "keyring", SecretStore().backend_name())
+        return True
+    except KeyringUnavailable as error:
+        _line(BAD, "keyring", str(error))
+        return False
+
+
+async def _provider_check(engine: Any, provider: Any, model: str) -> bool:
+    """Reach the provider with a short models.list probe and look for the model."""
+    from tuibot.llm.errors import ModelError
+    from tuibot.settings import ConfigError
+
+    label = f"provider {provider.name}"
+    try:
+        client = engine.client_for(provider)
+        models = await client.list_models()
+    except (ConfigError, ModelError) as error:
+        _line(BAD, label, str(error))
+        return False
+    where = provider.base_url or provider.kind
+    if provider.kind == "litellm":
+        _line(OK, label, f"{where}: litellm (no model listing)")
+        return True
+    prefix, _, rest = model.partition("/")
+    bare = rest if rest and prefix in (provider.prefixes or [provider.name]) else model
+    present = bare in models or any(m.split(":")[0] == bare for m in models)
+    detail = f"{where}: reachable, {len(models)} models; {model!r} " + (
+        "present" if present else "NOT FOUND"
+    )
+    _line(OK if present else BAD, label, detail)
+    return present

@@ -1,0 +1,371 @@
+"""The composition root: one engine per process, under every front end.
+
+Commands come in as plain async methods (:meth:`Engine.send`, :meth:`Engine.decide`,
+:meth:`Engine.cancel`, :meth:`Engine.new_chat`); everything that happens goes out as
+events on :attr:`Engine.events`. Turns run through the runner the front end gives (the
+TUI's starts Textual workers grouped per chat; ``ask`` and tests use asyncio tasks).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+import uuid
+from collections.abc import Callable, Coroutine
+from dataclasses import dataclass, field, replace
+from typing import Any, Protocol
+
+from tuibot.agent.context import build_system_prompt
+from tuibot.agent.loop import Turn, run_turn
+from tuibot.approvals import ApprovalQueue, Decision
+from tuibot.events import (
+    CommandOutput,
+    EventStream,
+    Notice,
+    TurnFinished,
+    TurnStarted,
+)
+from tuibot.llm.parts import ModelClient
+from tuibot.llm.select import Route, make_client, needs_key, select_route
+from tuibot.paths import DataPaths, bundled_dir, config_home
+from tuibot.settings import ConfigError, ProviderSettings, Settings
+from tuibot.slash import SlashContext, is_command, run_command
+from tuibot.store.chats import ChatMeta, ChatStore
+from tuibot.store.jsonl import StorageError
+from tuibot.store.traces import TraceLog
+from tuibot.toolkit.loader import load_tool_folder
+from tuibot.toolkit.registry import ToolRegistry
+
+log = logging.getLogger("tuibot.engine")
+
+
+class Cancellable(Protocol):
+    """What a runner hands back: an asyncio Task or a Textual Worker."""
+
+    def cancel(self) -> Any:
+        """Stop the work."""
+        ...
+
+
+Runner = Callable[[Coroutine[Any, Any, None], str, str], Cancellable]
+"""(coroutine, group, description) -> a handle that can cancel it."""
+
+
+def task_runner(coro: Coroutine[Any, Any, None], group: str, description: str) -> asyncio.Task:
+    """The runner for ``ask`` and tests: a plain asyncio task."""
+    return asyncio.get_running_loop().create_task(coro, name=f"{group}: {description}")
+
+
+Outcome = TurnFinished | CommandOutput
+
+
+@dataclass
+class ChatState:
+    """What the engine tracks for a chat while it runs."""
+
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    inbox: list[str] = field(default_factory=list)
+    """Inputs waiting for the running turn to end, in order."""
+    running: asyncio.Task[Any] | None = None
+    """The task running the chat's current turn."""
+    handles: set[Any] = field(default_factory=set)
+    """Every started turn of the chat, running or waiting, so closing stops them all."""
+
+
+class Engine:
+    """Owns settings, storage, tools, approvals and model clients; runs turns."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        paths: DataPaths | None = None,
+        runner: Runner = task_runner,
+        key_lookup: Callable[[ProviderSettings], str | None] | None = None,
+    ) -> None:
+        self.settings = settings
+        self.paths = paths or DataPaths.default()
+        self.events = EventStream()
+        self.chats = ChatStore(self.paths.chats)
+        self.tools = ToolRegistry()
+        self.approvals = ApprovalQueue(self.events.publish, settings.tools.confirm_timeout)
+        self.traces = TraceLog(self.paths.traces)
+        self._runner = runner
+        self._key_lookup = key_lookup or self._keyring_lookup
+        self._key_problem = ""
+        self._clients: dict[str, ModelClient] = {}
+        self._states: dict[str, ChatState] = {}
+
+    # -- lifecycle -------------------------------------------------------------------
+
+    def load_tools(self) -> None:
+        """Load bundled tools, then the user's (a user tool overrides a bundled one)."""
+        for folder, source in (
+            (bundled_dir("tools"), "bundled"),
+            (config_home() / "tools", "user"),
+        ):
+            if not folder.is_dir():
+                continue
+            specs, errors = load_tool_folder(folder, source)
+            for spec in specs:
+                if source == "user" and self.tools.get(spec.name) is not None:
+                    self.events.publish(
+                        Notice("", "info", f"user tool {spec.name} overrides the bundled one")
+                    )
+                self.tools.register(spec)
+            for error in errors:
+                self.events.publish(Notice("", "error", f"tool not loaded: {error}"))
+
+    async def close(self) -> None:
+        """Cancel running turns and close model connections."""
+        for state in self._states.values():
+            for handle in list(state.handles):
+                handle.cancel()
+        for client in self._clients.values():
+            await client.close()
+        self._clients.clear()
+        self.events.close()
+
+    # -- commands in -----------------------------------------------------------------
+
+    def new_chat(self, *, bot: str | None = None, title: str = "") -> ChatMeta:
+        """Create an empty direct chat."""
+        return self.chats.create(kind="direct", bot=bot or self.settings.agent.name, title=title)
+
+    async def send(self, chat: str, text: str) -> asyncio.Future[Outcome]:
+        """Give a chat input; the future resolves when its turn (or command) is done.
+
+        Slash commands run at once, outside the turn lock. Other input waits in the
+        chat's inbox until earlier turns of that chat have ended.
+        """
+        future: asyncio.Future[Outcome] = asyncio.get_running_loop().create_future()
+        if is_command(text):
+            output = await run_command(self._slash_context(), chat, text)
+            self.events.publish(output)
+            future.set_result(output)
+            return future
+        state = self._states.setdefault(chat, ChatState())
+        state.inbox.append(text)
+        coro = self._turn(chat, state, text, future)
+        handle = self._runner(coro, chat, f"turn: {text[:40]}")
+        state.handles.add(handle)
+        future.add_done_callback(lambda _: state.handles.discard(handle))
+        return future
+
+    def queued(self, chat: str) -> list[str]:
+        """Inputs of a chat still waiting for their turn."""
+        state = self._states.get(chat)
+        return list(state.inbox) if state else []
+
+    def decide(self, request_id: str, decision: Decision) -> bool:
+        """Answer a pending approval request."""
+        return self.approvals.decide(request_id, decision)
+
+    def cancel(self, chat: str) -> bool:
+        """Interrupt the chat's running turn; queued input still runs afterwards."""
+        state = self._states.get(chat)
+        if state is None or state.running is None:
+            return False
+        state.running.cancel()
+        return True
+
+    # -- turns -----------------------------------------------------------------------
+
+    async def _turn(
+        self, chat: str, state: ChatState, text: str, future: asyncio.Future[Outcome]
+    ) -> None:
+        """Run one input's turn under the chat's lock and resolve its future."""
+        try:
+            await state.lock.acquire()
+        finally:
+            state.inbox.remove(text)  # taken up, or cancelled while it waited
+        try:
+            await self._locked_turn(chat, state, text, future)
+        finally:
+            state.lock.release()
+
+    async def _locked_turn(
+        self, chat: str, state: ChatState, text: str, future: asyncio.Future[Outcome]
+    ) -> None:
+        """The turn itself; the caller holds the chat's lock."""
+        state.running = asyncio.current_task()
+        turn_id = f"t_{uuid.uuid4().hex[:10]}"
+        started = time.time()
+        turn: Turn | None = None
+        try:
+            turn = self._prepare(chat, turn_id, text)
+            result = await run_turn(turn)
+        except asyncio.CancelledError:
+            result = TurnFinished(
+                chat, turn_id, "cancelled", turn.partial if turn else "", error="Interrupted."
+            )
+            self._finish(result, turn, text, started, future)
+            raise
+        except ConfigError as error:
+            result = self._failure(chat, turn_id, str(error), "config")
+        except StorageError as error:
+            result = self._failure(chat, turn_id, str(error), None)
+        except Exception as error:  # a bug must not kill the engine: log, tell, go on
+            log.exception("turn %s of chat %s failed", turn_id, chat)
+            result = self._failure(chat, turn_id, f"Internal error: {error}", None)
+        finally:
+            state.running = None
+        self._finish(result, turn, text, started, future)
+
+    def _failure(self, chat: str, turn_id: str, message: str, kind: str | None) -> TurnFinished:
+        """A turn that could not run, as a notice and a result."""
+        self.events.publish(Notice(chat, "error", message))
+        return TurnFinished(chat, turn_id, "failed", "", error=message, error_kind=kind)
+
+    def _prepare(self, chat: str, turn_id: str, text: str) -> Turn:
+        """Load the chat, make the user's message durable, and bind the model."""
+        loaded = self.chats.load(chat)
+        for problem in loaded.problems:
+            self.events.publish(
+                Notice(chat, "warning", f"set aside line {problem.line}: {problem.reason}")
+            )
+        user = {"role": "user", "content": text, "turn": turn_id}
+        self.chats.append(chat, [user])  # durable before the model is called
+        history = [*loaded.messages, user]
+        agent = self.settings.agent
+        route = self._route(agent.model)
+        self.events.publish(TurnStarted(chat, turn_id, loaded.meta.bot, route.model))
+        workspace = self.settings.workspace_path()
+        return Turn(
+            chat=chat,
+            turn_id=turn_id,
+            bot=loaded.meta.bot,
+            route=route,
+            client=self.client_for(route.provider),
+            params={**route.provider.params, **agent.params},
+            system_prompt=build_system_prompt(
+                bot=loaded.meta.bot,
+                workspace=workspace,
+                prompt_dirs=[config_home()],
+                instructions=agent.instructions,
+            ),
+            history=history,
+            tools=self.tools,
+            allowed_tools=None,
+            max_rounds=agent.max_rounds,
+            history_limit=agent.history_limit,
+            workspace=workspace,
+            persist=lambda messages: self.chats.append(chat, _redacted(messages)),
+            emit=self.events.publish,
+            approve=lambda call_id, name, args, prompt: self._approve(chat, name, args, prompt),
+            trace={},
+        )
+
+    def _finish(
+        self,
+        result: TurnFinished,
+        turn: Turn | None,
+        text: str,
+        started: float,
+        future: asyncio.Future[Outcome],
+    ) -> None:
+        """Publish the result, write the trace, resolve the caller's future."""
+        self.events.publish(result)
+        record = {
+            "type": "turn",
+            "chat": result.chat,
+            "turn": result.turn,
+            "started": started,
+            "finished": time.time(),
+            "status": result.status,
+            "input": text,
+            "reply": result.text,
+            "usage": result.usage.as_dict(),
+            "error": result.error,
+            **(turn.trace if turn else {}),
+        }
+        self.traces.write(_redacted(record))
+        if not future.done():
+            future.set_result(result)
+
+    async def _approve(
+        self, chat: str, name: str, arguments: dict[str, Any], prompt: str
+    ) -> tuple[bool, str]:
+        """Put a tool confirmation in the approval queue and wait for it."""
+        decision = await self.approvals.ask(
+            chat,
+            "tool",
+            f"{prompt} {name}({_short_args(arguments)})",
+            {"tool": name, "arguments": arguments, "prompt": prompt},
+            grant_key=f"tool:{name}",
+        )
+        return decision.allowed, decision.reason or ("allowed" if decision.allowed else "denied")
+
+    def _slash_context(self) -> SlashContext:
+        """What slash commands may use."""
+        return SlashContext(
+            tools=self.tools,
+            workspace=self.settings.workspace_path(),
+            new_chat=lambda: self.new_chat().id,
+        )
+
+    # -- providers -------------------------------------------------------------------
+
+    def _route(self, model: str) -> Route:
+        """The provider for ``model`` (raises ConfigError with the keyring's complaint)."""
+        try:
+            return select_route(self.settings, model, self._key_lookup)
+        except ConfigError as error:
+            if self._key_problem:
+                raise ConfigError(f"{error}. {self._key_problem}") from error
+            raise
+
+    def client_for(self, provider: ProviderSettings) -> ModelClient:
+        """One client per provider, made on first use."""
+        client = self._clients.get(provider.name)
+        if client is None:
+            key = self._key_lookup(provider)
+            if needs_key(provider) and not key:
+                raise ConfigError(
+                    f"provider {provider.name!r} needs an API key: store it with "
+                    f"`tuibot keys set {provider.credential or provider.name}` or set "
+                    f"its environment variable. {self._key_problem}".strip()
+                )
+            client = make_client(provider, key)
+            self._clients[provider.name] = client
+        return client
+
+    def _keyring_lookup(self, provider: ProviderSettings) -> str | None:
+        """The provider's key from its env var or the keyring; keyring only when named."""
+        if not needs_key(provider):
+            return None
+        from tuibot.secrets import KeyringUnavailable, remember_secret, resolve_api_key
+
+        try:
+            key = resolve_api_key(provider.credential, provider.api_key_env)
+        except KeyringUnavailable as error:
+            self._key_problem = str(error)
+            return None
+        if key:
+            remember_secret(key)
+        return key
+
+    def with_provider_override(self, origin: str, **changes: Any) -> None:
+        """Apply CLI flags such as ``--base-url`` to the provider the model routes to."""
+        route = self._route(self.settings.agent.model)
+        provider = replace(route.provider, **changes)
+        self.settings.providers[provider.name] = provider
+        for key in changes:
+            self.settings.origins[f"providers.{provider.name}.{key}"] = origin
+
+
+def _short_args(arguments: dict[str, Any], limit: int = 80) -> str:
+    """A one-line argument summary for prompts and status lines."""
+    text = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in arguments.items())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _redacted(value: Any) -> Any:
+    """``value`` with every known secret masked: the safety net for chats and traces."""
+    from tuibot import secrets
+
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    clean = secrets.redact(text)
+    return value if clean == text else json.loads(clean)

@@ -1,0 +1,191 @@
+"""The engine's events: frozen records on one async fan-out stream.
+
+Front ends never reach into the engine's state to draw it; they render these. The TUI
+turns them into Textual messages, ``ask`` prints them, the trace log writes them. Every
+event names the chat it belongs to so one stream can carry many chats at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+
+@dataclass(frozen=True)
+class Usage:
+    """Token counts and cost of one or more model calls."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_micros: int = 0
+    """Cost in micro-USD; 0 when the model has no known price."""
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            self.prompt_tokens + other.prompt_tokens,
+            self.completion_tokens + other.completion_tokens,
+            self.cost_micros + other.cost_micros,
+        )
+
+    def as_dict(self) -> dict[str, int]:
+        """The JSON form used in chat files, traces and ``ask --json``."""
+        return {
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "cost_micros": self.cost_micros,
+        }
+
+
+@dataclass(frozen=True)
+class Event:
+    """Base of every engine event."""
+
+    chat: str
+
+
+@dataclass(frozen=True)
+class TurnStarted(Event):
+    """A turn took the chat's lock and is about to call the model."""
+
+    turn: str
+    bot: str
+    model: str
+
+
+@dataclass(frozen=True)
+class TextDelta(Event):
+    """A piece of the assistant's answer as it streams."""
+
+    turn: str
+    delta: str
+
+
+@dataclass(frozen=True)
+class ReasoningDelta(Event):
+    """A piece of the model's reasoning (shown, stored, never re-sent)."""
+
+    turn: str
+    delta: str
+
+
+@dataclass(frozen=True)
+class ToolStarted(Event):
+    """A tool call is about to run (after validation and any approval)."""
+
+    turn: str
+    call_id: str
+    name: str
+    arguments: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class ToolFinished(Event):
+    """A tool call ended; ``ok`` is false for errors, denials and invalid calls."""
+
+    turn: str
+    call_id: str
+    name: str
+    ok: bool
+    output: str
+    duration_s: float
+
+
+TurnStatus = Literal["completed", "failed", "interrupted", "cancelled", "round_limit"]
+
+
+@dataclass(frozen=True)
+class TurnFinished(Event):
+    """A turn ended; ``text`` is the whole final answer (possibly partial)."""
+
+    turn: str
+    status: TurnStatus
+    text: str
+    usage: Usage = field(default_factory=Usage)
+    error: str | None = None
+    """A friendly description of what went wrong, when ``status`` is not completed."""
+    error_kind: str | None = None
+    """``unreachable`` or ``rejected`` for model-server trouble, else None."""
+
+
+@dataclass(frozen=True)
+class Notice(Event):
+    """Something a person should read that is not part of the answer."""
+
+    level: Literal["info", "warning", "error"]
+    message: str
+
+
+@dataclass(frozen=True)
+class CommandOutput(Event):
+    """What a slash command printed; commands never call the model."""
+
+    command: str
+    ok: bool
+    text: str
+    new_chat: str | None = None
+    """Set by ``/new``: the chat the front end should switch to."""
+
+
+@dataclass(frozen=True)
+class ApprovalRequested(Event):
+    """The engine waits for a human decision on ``request_id``."""
+
+    request_id: str
+    kind: str
+    summary: str
+    details: dict[str, Any] = field(default_factory=dict)
+    """What exactly would happen (tool name and arguments, for a tool confirmation)."""
+
+
+@dataclass(frozen=True)
+class ApprovalDecided(Event):
+    """A pending request was decided (by a person, a policy, or its timeout)."""
+
+    request_id: str
+    allowed: bool
+    reason: str
+
+
+Listener = Callable[[Event], None]
+
+
+class EventStream:
+    """One publisher, many subscribers; publishing never waits.
+
+    Synchronous listeners run inline (the trace log, ``ask``'s printer: no queue hop per
+    token). Async subscribers each get their own unbounded queue so a slow reader never
+    stalls the agent loop.
+    """
+
+    def __init__(self) -> None:
+        self._listeners: list[Listener] = []
+        self._queues: list[asyncio.Queue[Event | None]] = []
+
+    def listen(self, listener: Listener) -> Callable[[], None]:
+        """Call ``listener`` for every event; returns a function that stops it."""
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener)
+
+    def publish(self, event: Event) -> None:
+        """Hand ``event`` to every listener and subscriber."""
+        for listener in list(self._listeners):
+            listener(event)
+        for queue in self._queues:
+            queue.put_nowait(event)
+
+    async def subscribe(self) -> AsyncIterator[Event]:
+        """Iterate over events published from now on, until :meth:`close`."""
+        queue: asyncio.Queue[Event | None] = asyncio.Queue()
+        self._queues.append(queue)
+        try:
+            while (event := await queue.get()) is not None:
+                yield event
+        finally:
+            self._queues.remove(queue)
+
+    def close(self) -> None:
+        """End every subscription."""
+        for queue in self._queues:
+            queue.put_nowait(None)

@@ -1,0 +1,77 @@
+"""The client for any OpenAI-compatible server (Ollama, vLLM, llama.cpp, LM Studio, OpenAI).
+
+The SDK's own retry logic already does what we want for transient failures — connection
+errors, 408/409/429 (honouring ``Retry-After``) and 5xx, with bounded backoff — so we set
+``max_retries`` and a timeout whose read part turns a silent stream into an error.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING, Any
+
+from tuibot.llm.errors import ModelError, from_openai_error
+from tuibot.llm.parts import StreamPart, parts_from_chunk
+
+if TYPE_CHECKING:
+    from tuibot.settings import ProviderSettings
+
+NO_KEY = "not-needed"
+"""Local servers ignore the key, but the SDK insists on having one."""
+
+
+class OpenAIClient:
+    """Streams chat completions through ``openai.AsyncOpenAI``."""
+
+    def __init__(self, provider: ProviderSettings, api_key: str | None) -> None:
+        import openai
+
+        self.where = provider.base_url or "https://api.openai.com/v1"
+        self._client = openai.AsyncOpenAI(
+            base_url=provider.base_url or None,
+            api_key=api_key or NO_KEY,
+            timeout=openai.Timeout(provider.stream_timeout, connect=provider.connect_timeout),
+            max_retries=provider.max_retries,
+        )
+
+    async def stream(
+        self,
+        model: str,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]],
+        params: dict[str, Any],
+    ) -> AsyncIterator[StreamPart]:
+        """Stream one completion as parts; every failure becomes a ModelError."""
+        request: dict[str, Any] = {
+            **params,
+            "model": model,
+            "messages": messages,
+            "stream": True,
+            "stream_options": {"include_usage": True},
+        }
+        if tools:
+            request["tools"] = tools
+        started = False
+        try:
+            stream = await self._client.chat.completions.create(**request)
+            async with stream:
+                async for chunk in stream:
+                    for part in parts_from_chunk(chunk):
+                        started = True
+                        yield part
+        except ModelError:
+            raise
+        except Exception as error:
+            raise from_openai_error(error, self.where, started) from error
+
+    async def list_models(self) -> list[str]:
+        """Model ids from ``GET /models``."""
+        try:
+            page = await self._client.models.list(timeout=5.0)
+        except Exception as error:
+            raise from_openai_error(error, self.where, False) from error
+        return [model.id for model in page.data]
+
+    async def close(self) -> None:
+        """Close the HTTP connection pool."""
+        await self._client.close()

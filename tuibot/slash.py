@@ -1,0 +1,92 @@
+"""Slash commands: typed by a person, answered without the model.
+
+They run outside the chat's turn lock, so ``/tool_name`` works while a turn is running
+and with no model server at all. ``/name key=value ...`` calls a tool directly; values
+are JSON when they parse as JSON (numbers, booleans, lists), strings otherwise; quote a
+value with spaces shell-style.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tuibot.events import CommandOutput
+from tuibot.toolkit.registry import ToolRegistry
+from tuibot.toolkit.workspace import use_workspace
+
+BUILTIN_HELP = {
+    "/new": "start a fresh chat (the current one is kept)",
+    "/help": "list commands and tools",
+    "/TOOL key=value ...": "run a tool directly, without the model",
+}
+
+
+def is_command(text: str) -> bool:
+    """A slash command starts with one ``/`` followed by a name."""
+    stripped = text.strip()
+    return len(stripped) > 1 and stripped[0] == "/" and stripped[1].isalpha()
+
+
+@dataclass
+class SlashContext:
+    """What commands may use."""
+
+    tools: ToolRegistry
+    workspace: Path
+    new_chat: Callable[[], str]
+
+
+def parse_arguments(tokens: list[str]) -> dict[str, Any]:
+    """``key=value`` tokens into arguments; raises ValueError naming a bad token."""
+    arguments: dict[str, Any] = {}
+    for token in tokens:
+        key, sep, raw = token.partition("=")
+        if not sep or not key.isidentifier():
+            raise ValueError(f"expected key=value, got {token!r}")
+        try:
+            arguments[key] = json.loads(raw)
+        except ValueError:
+            arguments[key] = raw
+    return arguments
+
+
+async def run_command(context: SlashContext, chat: str, text: str) -> CommandOutput:
+    """Run one command and say what it printed."""
+    try:
+        tokens = shlex.split(text.strip())
+    except ValueError as error:
+        return CommandOutput(chat, text, False, f"Cannot read the command: {error}.")
+    name, tokens = tokens[0][1:], tokens[1:]
+    if name == "help":
+        return CommandOutput(chat, "/help", True, help_text(context.tools))
+    if name == "new":
+        new = context.new_chat()
+        return CommandOutput(chat, "/new", True, f"Started a new chat: {new}", new_chat=new)
+    if context.tools.get(name) is None:
+        return CommandOutput(
+            chat, f"/{name}", False, f"Unknown command /{name}. Type /help for the list."
+        )
+    try:
+        arguments = parse_arguments(tokens)
+    except ValueError as error:
+        return CommandOutput(chat, f"/{name}", False, f"/{name}: {error}.")
+    with use_workspace(context.workspace):
+        result = await context.tools.execute(name, arguments)
+    return CommandOutput(chat, f"/{name}", result.ok, result.output)
+
+
+def help_text(tools: ToolRegistry) -> str:
+    """Commands, then every tool with the first line of its description."""
+    lines = ["Commands:"]
+    lines += [f"  {usage:<22} {meaning}" for usage, meaning in BUILTIN_HELP.items()]
+    lines.append("Tools (/name key=value ...):")
+    for spec in tools.specs():
+        summary = spec.description.strip().splitlines()[0] if spec.description.strip() else ""
+        params = " ".join(f"{p}=…" for p in spec.parameters.get("properties", {}))
+        lines.append(f"  /{spec.name} {params}".rstrip() + (f"  — {summary}" if summary else ""))
+    return "\n".join(lines)
