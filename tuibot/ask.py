@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import sys
 from dataclasses import dataclass
 from typing import Any, TextIO
@@ -79,7 +80,7 @@ class Printer:
         try:
             self._show(event)
         except BrokenPipeError:
-            self._broken = True  # `| head` closed stdout: keep running, stop printing
+            self._broken = silence(self.out)  # `| head` closed stdout: finish the turn quietly
 
     def _show(self, event: Event) -> None:
         if isinstance(event, TextDelta) and not self._broken:
@@ -117,14 +118,18 @@ class JsonPrinter:
 
     def __init__(self, chat: str, out: TextIO) -> None:
         self.chat, self.out = chat, out
+        self._broken = False
 
     def __call__(self, event: Event) -> None:
-        if event.chat not in (self.chat, ""):
+        if event.chat not in (self.chat, "") or self._broken:
             return
         record = json_record(event)
         if record is not None:
-            self.out.write(json.dumps(record, ensure_ascii=False) + "\n")
-            self.out.flush()
+            try:
+                self.out.write(json.dumps(record, ensure_ascii=False) + "\n")
+                self.out.flush()
+            except BrokenPipeError:
+                self._broken = silence(self.out)
 
 
 def json_record(event: Event) -> dict[str, Any] | None:
@@ -210,6 +215,17 @@ class Approver:
                 "a": Decision(True, "chat", reason="allowed for this chat"),
             }.get(reply, Decision(False, reason="denied by the user"))
         self.engine.decide(event.request_id, decision)
+
+
+def silence(stream: TextIO) -> bool:
+    """Point a closed pipe's descriptor at /dev/null so the exit flush does not complain."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, stream.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
+    return True
 
 
 def _prompt(question: str) -> str:

@@ -185,6 +185,8 @@ class Engine:
             await self._locked_turn(chat, state, text, future)
         finally:
             state.lock.release()
+            if not future.done():  # never leave a caller waiting, whatever happened
+                future.set_exception(RuntimeError("the turn ended without a result"))
 
     async def _locked_turn(
         self, chat: str, state: ChatState, text: str, future: asyncio.Future[Outcome]

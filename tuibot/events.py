@@ -8,6 +8,7 @@ event names the chat it belongs to so one stream can carry many chats at once.
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -150,6 +151,8 @@ class ApprovalDecided(Event):
 
 Listener = Callable[[Event], None]
 
+log = logging.getLogger("tuibot.events")
+
 
 class EventStream:
     """One publisher, many subscribers; publishing never waits.
@@ -169,9 +172,16 @@ class EventStream:
         return lambda: self._listeners.remove(listener)
 
     def publish(self, event: Event) -> None:
-        """Hand ``event`` to every listener and subscriber."""
+        """Hand ``event`` to every listener and subscriber.
+
+        A listener that raises is logged and skipped: a broken front end (a closed pipe,
+        a bug in a pane) must never break the turn that is publishing.
+        """
         for listener in list(self._listeners):
-            listener(event)
+            try:
+                listener(event)
+            except Exception:
+                log.exception("event listener %r failed on %s", listener, type(event).__name__)
         for queue in self._queues:
             queue.put_nowait(event)
 

@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Any
 
-OK, BAD = "ok  ", "FAIL"
+OK, WARN, BAD = "ok  ", "warn", "FAIL"
 
 
 def add_parser(subparsers: Any) -> None:
@@ -48,7 +48,8 @@ async def _checks(settings: Any, base_url: str | None) -> int:
     _line(OK, "config", files)
     paths = DataPaths.default()
     _line(OK, "data", str(paths.root))
-    failed |= not _keyring_check()
+    keys_needed = any(p.credential for p in settings.providers.values())
+    failed |= not _keyring_check(BAD if keys_needed else WARN) and keys_needed
     engine = Engine(settings, paths=paths)
     try:
         if base_url:
@@ -67,15 +68,15 @@ async def _checks(settings: Any, base_url: str | None) -> int:
     return 1 if failed else 0
 
 
-def _keyring_check() -> bool:
-    """Whether a secure keyring backend answers."""
+def _keyring_check(mark_if_missing: str) -> bool:
+    """Whether a secure keyring backend answers (only a failure when a provider needs it)."""
     from tuibot.secrets import KeyringUnavailable, SecretStore
 
     try:
         _line(OK, "keyring", SecretStore().backend_name())
         return True
     except KeyringUnavailable as error:
-        _line(BAD, "keyring", str(error))
+        _line(mark_if_missing, "keyring", str(error))
         return False
 
 
