@@ -3,7 +3,7 @@
 The engine saves each message as it happens, so a crash loses nothing that was said.
 Loading gives back a history a provider accepts: bad lines are set aside (see
 :mod:`tuibot.store.jsonl`) and tool calls a crash left unanswered get a synthetic
-"interrupted" result, saved so the repair happens once.
+"interrupted" result (see :mod:`tuibot.store.history`), saved so the repair happens once.
 
 Layout of ``<root>/<id>.jsonl``::
 
@@ -27,6 +27,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from tuibot.store.history import (
+    INTERRUPTED_RESULT,
+    TITLE_LENGTH,
+    auto_title,
+    clean_title,
+    interrupted_result,
+    repair_records,
+)
 from tuibot.store.jsonl import (
     Check,
     LineProblem,
@@ -40,10 +48,22 @@ from tuibot.store.jsonl import (
     sidecar_path,
 )
 
-INTERRUPTED_RESULT = "Error: interrupted — tuibot stopped before this tool returned a result."
-"""The content of the synthetic result given to a tool call a crash left unanswered."""
-TITLE_LENGTH = 60
-"""Longest automatic title (the first line of the first user message)."""
+__all__ = [
+    "INTERRUPTED_RESULT",
+    "TITLE_LENGTH",
+    "Chat",
+    "ChatMeta",
+    "ChatNotFound",
+    "ChatStore",
+    "InvalidChatId",
+    "auto_title",
+    "clean_title",
+    "interrupted_result",
+    "new_chat_id",
+    "repair_records",
+    "validate_chat_id",
+]
+
 _ID = re.compile(r"c_[0-9A-Za-z][0-9A-Za-z_-]{0,79}")
 """Chat ids are file names: no dots or separators, so no id can leave the chats folder."""
 _PREFIX = re.compile(r"[0-9A-Za-z_-]{1,82}")
@@ -108,35 +128,6 @@ def _created_from_id(chat_id: str) -> float | None:
     return created.timestamp()
 
 
-def _text_of(content: object) -> str:
-    """The text of a message's content: a string, or the text parts of a list."""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        parts = [p.get("text") for p in content if isinstance(p, dict)]
-        return "\n".join(p for p in parts if isinstance(p, str))
-    return ""
-
-
-def clean_title(text: str, limit: int | None = None) -> str:
-    """The first non-blank line of ``text``, trimmed, cut to ``limit`` with an ellipsis."""
-    line = next((s.strip() for s in text.splitlines() if s.strip()), "")
-    line = " ".join(line.split())
-    if limit is not None and len(line) > limit:
-        line = line[: limit - 1].rstrip() + "…"
-    return line
-
-
-def auto_title(messages: Sequence[dict[str, Any]]) -> str:
-    """The title a chat gets from its first user message with text ("" if none yet)."""
-    for message in messages:
-        if message.get("role") == "user":
-            title = clean_title(_text_of(message.get("content")), TITLE_LENGTH)
-            if title:
-                return title
-    return ""
-
-
 def _check_messages(messages: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     """Refuse a batch with a non-message before writing any of it."""
     checked = list(messages)
@@ -168,53 +159,6 @@ def _record_checker() -> Check:
         return None
 
     return check
-
-
-def _tool_calls(message: dict[str, Any]) -> list[tuple[str, str]]:
-    """``(id, function name)`` of an assistant message's tool calls, without duplicates."""
-    calls = message.get("tool_calls") if message.get("role") == "assistant" else None
-    found: dict[str, str] = {}
-    for call in calls if isinstance(calls, list) else []:
-        if isinstance(call, dict) and isinstance(call.get("id"), str):
-            function = call.get("function")
-            name = function.get("name") if isinstance(function, dict) else None
-            found.setdefault(call["id"], name if isinstance(name, str) else "")
-    return list(found.items())
-
-
-def interrupted_result(call_id: str, name: str) -> dict[str, Any]:
-    """The result a tool call gets when tuibot stopped before the tool answered."""
-    result = {"role": "tool", "tool_call_id": call_id, "name": name}
-    return {**result, "content": INTERRUPTED_RESULT, "status": "interrupted"}
-
-
-def repair_records(records: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], int, bool]:
-    """Give every unanswered tool call a synthetic result after its block of results.
-
-    Returns the repaired records, how many were added, and whether all of them are at the
-    end (then appending them is enough; otherwise the file must be rewritten).
-    """
-    out: list[dict[str, Any]] = []
-    added, at_end, i = 0, True, 0
-    while i < len(records):
-        out.append(records[i])
-        calls = _tool_calls(records[i]["message"])
-        i += 1
-        answered = set()
-        while calls and i < len(records) and records[i]["message"].get("role") == "tool":
-            answered.add(records[i]["message"].get("tool_call_id"))
-            out.append(records[i])
-            i += 1
-        missing = [(cid, name) for cid, name in calls if cid not in answered]
-        if missing:
-            at_end = at_end and i == len(records)
-            ts = out[-1].get("ts")
-            out.extend(
-                {"type": "message", "ts": ts, "message": interrupted_result(cid, name)}
-                for cid, name in missing
-            )
-            added += len(missing)
-    return out, added, at_end
 
 
 def _meta(chat_id: str, header: dict[str, Any], updated: float) -> ChatMeta:
