@@ -225,7 +225,13 @@ def _interrupted(turn: Turn, result: RoundResult, total: Usage) -> TurnFinished:
     kind = error.kind if error else "interrupted"
     had_output = bool(result.text or result.reasoning or result.calls)
     _keep_partial(turn, "interrupted")
-    if error is None:
+    if error is None and not had_output:
+        where = getattr(turn.client, "where", "the model server")
+        message = (
+            f"{where} sent no answer tuibot can read "
+            "(is base_url an OpenAI-compatible …/v1 endpoint?)"
+        )
+    elif error is None:
         message = "The model's answer stopped before it was complete."
     elif kind == "interrupted" or had_output:
         message = f"{error} The partial answer was kept."

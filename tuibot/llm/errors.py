@@ -45,9 +45,17 @@ def from_openai_error(error: BaseException, where: str, started: bool) -> ModelE
         return ModelError(
             f"The model server at {where} went silent and the request timed out.", kind
         )
+    if started:  # whatever broke — connection, garbage, litellm's mid-stream error
+        broken = isinstance(error, openai.APIConnectionError) or not isinstance(
+            error, openai.APIError
+        )
+        detail = "" if broken else _error_detail(error)
+        if detail:
+            return ModelError(
+                f"The model server at {where} stopped mid-answer: {detail}", "interrupted"
+            )
+        return ModelError(f"The connection to {where} broke mid-answer.", "interrupted")
     if isinstance(error, openai.APIConnectionError):
-        if started:
-            return ModelError(f"The connection to {where} broke mid-answer.", "interrupted")
         return ModelError(
             f"Cannot reach the model server at {where}. Is it running? "
             "(Set the address with --base-url or providers.<name>.base_url.)",
@@ -64,7 +72,7 @@ def from_openai_error(error: BaseException, where: str, started: bool) -> ModelE
         )
     return ModelError(
         f"The model call to {where} failed: {type(error).__name__}: {error}",
-        "interrupted" if started else "protocol",
+        "protocol",
     )
 
 

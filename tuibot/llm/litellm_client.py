@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
 from tuibot.llm.errors import ModelError, from_openai_error
+from tuibot.llm.openai_client import NO_KEY
 from tuibot.llm.parts import StreamPart, parts_from_chunk
 
 if TYPE_CHECKING:
@@ -67,6 +68,10 @@ class LiteLLMClient:
             request["api_base"] = self._provider.base_url
         if self._api_key:
             request["api_key"] = self._api_key
+        elif self._provider.base_url:
+            # A keyless self-hosted server: litellm's OpenAI route refuses to send a request
+            # without some key. Cloud providers without base_url keep litellm's own env vars.
+            request["api_key"] = NO_KEY
         started = False
         try:
             stream = await self._litellm.acompletion(**request)

@@ -77,6 +77,14 @@ def parts_from_chunk(chunk: Any) -> list[StreamPart]:
     Reasoning arrives under ``reasoning_content`` (DeepSeek, vLLM, litellm) or
     ``reasoning`` (Ollama, OpenRouter); the SDK keeps such unknown fields as attributes.
     """
+    try:
+        return _parts(chunk)
+    except (AttributeError, TypeError) as error:
+        raise ValueError(f"malformed chunk: {error}") from error
+
+
+def _parts(chunk: Any) -> list[StreamPart]:
+    """The parts of one chunk; a field of the wrong type is a TypeError."""
     parts: list[StreamPart] = []
     for choice in chunk.choices or ():
         delta = choice.delta
@@ -84,23 +92,39 @@ def parts_from_chunk(chunk: Any) -> list[StreamPart]:
             reasoning = getattr(delta, "reasoning_content", None) or getattr(
                 delta, "reasoning", None
             )
-            if isinstance(reasoning, str) and reasoning:
-                parts.append(ReasoningPart(reasoning))
+            if reasoning:
+                parts.append(ReasoningPart(_text(reasoning)))
             if delta.content:
-                parts.append(TextPart(delta.content))
+                parts.append(TextPart(_text(delta.content)))
             for call in delta.tool_calls or ():
                 function = call.function
                 parts.append(
                     ToolCallPart(
-                        index=call.index if call.index is not None else 0,
-                        id=call.id or None,
-                        name=(function.name or None) if function else None,
-                        arguments=(function.arguments or "") if function else "",
+                        index=_count(call.index) if call.index is not None else 0,
+                        id=_text(call.id) if call.id else None,
+                        name=_text(function.name) if function and function.name else None,
+                        arguments=_text(function.arguments or "") if function else "",
                     )
                 )
         if choice.finish_reason:
-            parts.append(FinishPart(str(choice.finish_reason)))
+            parts.append(FinishPart(_text(choice.finish_reason)))
     usage = getattr(chunk, "usage", None)
     if usage is not None and (usage.prompt_tokens or usage.completion_tokens):
-        parts.append(UsagePart(usage.prompt_tokens or 0, usage.completion_tokens or 0))
+        parts.append(
+            UsagePart(_count(usage.prompt_tokens or 0), _count(usage.completion_tokens or 0))
+        )
     return parts
+
+
+def _text(value: Any) -> str:
+    """A field that must be a string (servers that answer garbage send anything)."""
+    if not isinstance(value, str):
+        raise TypeError(f"expected a string, got {type(value).__name__}")
+    return value
+
+
+def _count(value: Any) -> int:
+    """A field that must be a non-negative integer."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise TypeError(f"expected a count, got {value!r}")
+    return value
