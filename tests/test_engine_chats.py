@@ -270,3 +270,49 @@ async def test_torn_line_is_reported_and_the_chat_continues(server: ScriptedServ
     assert all(json.loads(line) for line in lines)
     assert [m["content"] for m in engine.chats.load(chat).messages][-2:] == ["two", "second"]
     await engine.close()
+
+
+RULE_TOOL = """
+from tuibot import tool
+
+def risky(arguments):
+    if arguments["target"] == "boom":
+        raise RuntimeError("broken rule")
+    return f"Write {arguments['target']}?" if arguments["target"].startswith("/etc") else False
+
+@tool(confirm=risky)
+def put(target: str) -> str:
+    \"\"\"Write somewhere.\"\"\"
+    return f"wrote {target}"
+"""
+
+
+async def test_confirmation_rule_decides_per_call(server: ScriptedServer, hermetic: Path) -> None:
+    write_tool(hermetic / "home", "put", RULE_TOOL)
+    engine = make_engine(server)
+    engine.events.listen(
+        lambda e: (
+            isinstance(e, ApprovalRequested)
+            and engine.decide(e.request_id, Decision(False, reason="no"))
+        )
+    )
+    seen = Recorder(engine)
+    server.enqueue(
+        tool_calls(
+            [
+                ("put", '{"target": "notes.txt"}'),
+                ("put", '{"target": "/etc/passwd"}'),
+                ("put", '{"target": "boom"}'),
+            ]
+        ),
+        text("ok"),
+    )
+
+    await ask(engine, engine.new_chat().id, "write")
+
+    asked = [e.summary for e in seen.of(ApprovalRequested)]
+    assert len(asked) == 2 and "Write /etc/passwd?" in asked[0]
+    assert "confirmation rule failed" in asked[1]
+    results = {e.call_id: e.ok for e in seen.of(ToolFinished)}
+    assert list(results.values()) == [True, False, False]
+    await engine.close()

@@ -250,14 +250,20 @@ def _interrupted(turn: Turn, result: RoundResult, total: Usage) -> TurnFinished:
 
 async def _run_calls(turn: Turn, calls: list[PendingCall], *, cut_off: bool) -> None:
     """Run the calls: in parallel, or one by one when any needs confirmation."""
-    needs_confirm = any(
-        (spec := turn.tools.get(call.name)) is not None and spec.confirm for call in calls
-    )
-    if needs_confirm or len(calls) == 1:
+    if len(calls) == 1 or any(_may_ask(turn, call) for call in calls):
         for call in calls:
             await _run_call(turn, call, cut_off)
     else:
         await asyncio.gather(*(_run_call(turn, call, cut_off) for call in calls))
+
+
+def _may_ask(turn: Turn, call: PendingCall) -> bool:
+    """Whether this call could stop for a human's approval."""
+    spec = turn.tools.get(call.name)
+    if spec is None or not spec.needs_confirmation:
+        return False
+    arguments = parse_arguments(call.arguments).value
+    return arguments is None or spec.confirmation_prompt(arguments) is not None
 
 
 async def _run_call(turn: Turn, call: PendingCall, cut_off: bool) -> None:
@@ -301,8 +307,8 @@ async def _run_call(turn: Turn, call: PendingCall, cut_off: bool) -> None:
 async def _confirmed_execute(turn: Turn, call: PendingCall, arguments: dict) -> ToolResult:
     """Ask for approval when the tool wants it, then run it in the turn's workspace."""
     spec = turn.tools.get(call.name)
-    if spec is not None and spec.confirm:
-        prompt = spec.confirm if isinstance(spec.confirm, str) else f"Run {call.name}?"
+    prompt = spec.confirmation_prompt(arguments) if spec is not None else None
+    if prompt is not None:
         allowed, reason = await turn.approve(call.id, call.name, arguments, prompt)
         if not allowed:
             return ToolResult(False, f"Denied by the user: {reason}. {DENIED_HINT}")

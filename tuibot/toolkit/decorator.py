@@ -17,6 +17,8 @@ from typing import Any, TypeVar, overload
 from tuibot.toolkit.schema import JSONSchema, build_parameters, parse_docstring
 
 F = TypeVar("F", bound=Callable[..., Any])
+ConfirmRule = bool | str | Callable[[dict[str, Any]], bool | str]
+"""When a call needs a human's approval: always, never, or decided from its arguments."""
 
 _NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 """What OpenAI-compatible servers accept as a function name."""
@@ -34,8 +36,9 @@ class ToolSpec:
     """JSON schema of the arguments (an ``object`` with ``additionalProperties: false``)."""
     func: Callable[..., Any]
     """The decorated function, called with the validated arguments as keywords."""
-    confirm: bool | str = False
-    """Ask the human before running: ``True``, or the question to show."""
+    confirm: ConfirmRule = False
+    """Ask the human before running: ``True``, the question to show, or a function of the
+    arguments returning either (so a write tool can ask only for protected paths)."""
     timeout: float | None = None
     """Seconds before the run is abandoned with an error result; ``None`` waits."""
     is_async: bool = False
@@ -47,8 +50,18 @@ class ToolSpec:
 
     @property
     def needs_confirmation(self) -> bool:
-        """Whether a human must allow each call before it runs."""
+        """Whether some calls may need a human's approval (a rule counts as yes)."""
         return bool(self.confirm)
+
+    def confirmation_prompt(self, arguments: dict[str, Any]) -> str | None:
+        """The question to ask before this call, or None when it may run unasked."""
+        try:
+            rule = self.confirm(arguments) if callable(self.confirm) else self.confirm
+        except Exception:  # a broken rule must fail safe: ask
+            rule = f"Run {self.name}? (its confirmation rule failed)"
+        if not rule:
+            return None
+        return rule if isinstance(rule, str) else f"Run {self.name}?"
 
 
 @overload
@@ -60,7 +73,7 @@ def tool(
     *,
     name: str | None = None,
     description: str | None = None,
-    confirm: bool | str = False,
+    confirm: ConfirmRule = False,
     timeout: float | None = None,
 ) -> Callable[[F], F]: ...
 
@@ -71,7 +84,7 @@ def tool(
     *,
     name: str | None = None,
     description: str | None = None,
-    confirm: bool | str = False,
+    confirm: ConfirmRule = False,
     timeout: float | None = None,
 ) -> F | Callable[[F], F]:
     """Mark a function as a tool: ``@tool`` or ``@tool(name=..., confirm=True, timeout=30)``.
@@ -99,7 +112,7 @@ def make_spec(
     *,
     name: str | None = None,
     description: str | None = None,
-    confirm: bool | str = False,
+    confirm: ConfirmRule = False,
     timeout: float | None = None,
 ) -> ToolSpec:
     """Build the ``ToolSpec`` for ``fn`` without attaching it (the decorator's core)."""
@@ -126,8 +139,15 @@ def make_spec(
 
 def _check_options(confirm: object, timeout: object) -> None:
     """Reject option values that would only fail later, at call time."""
+    if callable(confirm):
+        return _check_timeout(timeout)
     if not isinstance(confirm, bool | str) or confirm == "":
-        raise TypeError("@tool(confirm=...) takes True, False or a non-empty message")
+        raise TypeError("@tool(confirm=...) takes True, False, a non-empty message or a function")
+    _check_timeout(timeout)
+
+
+def _check_timeout(timeout: object) -> None:
+    """A timeout is a positive number of seconds, or None."""
     if timeout is not None and (
         isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0
     ):
