@@ -148,7 +148,8 @@ async def test_invalid_and_unknown_calls_return_errors_with_hint(server: Scripte
 
     invalid, unknown = sorted(seen.of(ToolFinished), key=lambda e: e.name != "read_file")
     assert not invalid.ok and "missing required argument 'path'" in invalid.output
-    assert not unknown.ok and "Available tools: list_dir, read_file" in unknown.output
+    assert not unknown.ok and "Available tools: " in unknown.output
+    assert "list_dir" in unknown.output and "read_file" in unknown.output
     assert ERROR_HINT in invalid.output and ERROR_HINT in unknown.output
     await engine.close()
 

@@ -28,6 +28,8 @@ from tuibot.events import (
     ToolStarted,
     TurnFinished,
 )
+from tuibot.slash import is_command
+from tuibot.toolkit.threads import run_in_daemon_thread
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_MODEL, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 DIM, RESET = "\x1b[2m", "\x1b[0m"
@@ -45,7 +47,14 @@ class AskOptions:
 
 def build_prompt(argument: str | None, stdin: TextIO) -> str:
     """The prompt from the argument and piped stdin (appended to it as context)."""
-    piped = "" if stdin.isatty() else stdin.read()
+    # Bytes, decoded leniently: a stray Latin-1 byte must not crash ask or poison the chat.
+    raw = getattr(stdin, "buffer", None)
+    if stdin.isatty():
+        piped = ""
+    elif raw is not None:
+        piped = raw.read().decode("utf-8", errors="replace")
+    else:
+        piped = stdin.read()
     parts = [part for part in (argument or "", piped.strip("\n")) if part.strip()]
     return "\n\n".join(parts)
 
@@ -207,7 +216,7 @@ class Approver:
                 False, reason="not confirmed: ask is not interactive (rerun with --yes to allow)"
             )
         else:
-            reply = await asyncio.to_thread(
+            reply = await run_in_daemon_thread(
                 _prompt, f"tuibot: {event.summary}  [y]es / [a]lways in this chat / [N]o: "
             )
             decision = {
@@ -248,6 +257,8 @@ async def run_ask(engine: Engine, options: AskOptions, out: TextIO, err: TextIO)
     """Run one input in a chat and report it; returns the exit code."""
     if options.chat:
         chat = engine.chats.resolve(options.chat)
+    elif is_command(options.prompt):
+        chat = ""  # commands keep no history: no empty chat file for `ask /help`
     else:
         chat = engine.new_chat().id
         err.write(f"tuibot: chat {chat}\n")

@@ -101,21 +101,24 @@ class RoundResult:
 async def run_turn(turn: Turn) -> TurnFinished:
     """Run the loop to an answer, an error, or the round limit (cancellation propagates)."""
     total = Usage()
+    answer = ""
+    """Everything the model said this turn, across rounds: what the user saw stream."""
     turn.trace.setdefault("model_calls", [])
     turn.trace.setdefault("tool_calls", [])
     try:
         for _ in range(turn.max_rounds):
             result = await _model_round(turn)
             total += result.usage
+            answer += result.text
             if result.error is not None or result.finish is None:
-                return _interrupted(turn, result, total)
+                return _interrupted(turn, result, total, answer)
             message = _assistant_message(turn, result)
             turn.partial = turn.partial_reasoning = ""
             _keep(turn, message)
             if not result.calls:
                 if result.finish == "length":
                     turn.emit(Notice(turn.chat, "warning", "The answer hit the token limit."))
-                return TurnFinished(turn.chat, turn.turn_id, "completed", result.text, total)
+                return TurnFinished(turn.chat, turn.turn_id, "completed", answer, total)
             await _run_calls(turn, result.calls, cut_off=result.finish == "length")
     except asyncio.CancelledError:
         _keep_partial(turn, "interrupted")
@@ -123,7 +126,7 @@ async def run_turn(turn: Turn) -> TurnFinished:
     text = ROUND_LIMIT.format(rounds=turn.max_rounds)
     _keep(turn, _tagged(turn, {"role": "assistant", "content": text, "status": "round_limit"}))
     turn.emit(TextDelta(turn.chat, turn.turn_id, text))
-    return TurnFinished(turn.chat, turn.turn_id, "round_limit", text, total)
+    return TurnFinished(turn.chat, turn.turn_id, "round_limit", answer + text, total, error=text)
 
 
 async def _model_round(turn: Turn) -> RoundResult:
@@ -219,7 +222,7 @@ def _keep_partial(turn: Turn, status: str) -> None:
         _keep(turn, _tagged(turn, message))
 
 
-def _interrupted(turn: Turn, result: RoundResult, total: Usage) -> TurnFinished:
+def _interrupted(turn: Turn, result: RoundResult, total: Usage, answer: str) -> TurnFinished:
     """End the turn after a failed or cut stream; partial text is kept, no tool runs."""
     error = result.error
     kind = error.kind if error else "interrupted"
@@ -244,7 +247,7 @@ def _interrupted(turn: Turn, result: RoundResult, total: Usage) -> TurnFinished:
     status: TurnStatus = "interrupted" if had_output or kind == "interrupted" else "failed"
     turn.emit(Notice(turn.chat, "error", message))
     return TurnFinished(
-        turn.chat, turn.turn_id, status, result.text, total, error=message, error_kind=error_kind
+        turn.chat, turn.turn_id, status, answer, total, error=message, error_kind=error_kind
     )
 
 

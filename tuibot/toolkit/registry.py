@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tuibot.toolkit.decorator import ToolSpec
+from tuibot.toolkit.threads import run_in_daemon_thread
 from tuibot.toolkit.validate import validate_arguments
 
 ERROR_HINT = "[Analyze the error above and try a different approach.]"
@@ -120,11 +121,11 @@ class ToolRegistry:
 
 
 async def _call(spec: ToolSpec, arguments: dict[str, Any]) -> Any:
-    """Await async tools on the loop; run sync ones in a thread (context preserved)."""
+    """Await async tools on the loop; run sync ones in a daemon thread (context kept)."""
     if spec.is_async:
         value = await spec.func(**arguments)
     else:
-        value = await asyncio.to_thread(spec.func, **arguments)
+        value = await run_in_daemon_thread(spec.func, **arguments)
     if inspect.isawaitable(value):
         value = await value
     return value
