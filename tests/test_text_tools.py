@@ -167,7 +167,8 @@ async def test_engine_runs_a_call_written_as_text(server: ScriptedServer, hermet
     outcome = await (await engine.send(chat, "hi"))
 
     assert isinstance(outcome, TurnFinished) and outcome.status == "completed"
-    assert outcome.text == "There is one file."
+    # The turn's text is the whole answer across rounds, with the call itself taken out.
+    assert outcome.text == "Looking.There is one file."
     [finished] = seen.of(ToolFinished)
     assert finished.name == "list_dir" and finished.ok
     assert "marker-file.txt" in finished.output
