@@ -69,3 +69,19 @@ def test_bad_config_is_exit_2(hermetic: Path) -> None:
 
     assert result.returncode == 2
     assert "agent.max_rounds" in result.stdout
+
+
+def test_the_model_is_looked_for_only_where_it_routes(
+    server: ScriptedServer, hermetic: Path
+) -> None:
+    (hermetic / "work" / "tuibot.toml").write_text(
+        f'[agent]\nmodel = "test-model"\nprovider = "local"\n\n'
+        f'[providers.local]\nbase_url = "{server.url}"\n\n'
+        f'[providers.other]\nbase_url = "{server.url}"\n'
+    )
+
+    result = doctor()
+
+    assert result.returncode == 0, result.stdout
+    other = next(line for line in result.stdout.splitlines() if "provider other" in line)
+    assert other.startswith("ok") and "NOT FOUND" not in other

@@ -183,7 +183,7 @@ async def test_tool_call_fragments_fold_into_whole_calls(server: ScriptedServer,
     calls = CallAccumulator()
     for fragment in fragments:
         calls.add(fragment)
-    got = [(c.id, c.name, c.arguments) for c in calls.finish("t1")]
+    got = [(c.id, c.name, c.arguments) for c in calls.finish()]
     assert got == [("call_a", "read_file", '{"path": "notes.txt"}'), ("call_b", "list_dir", "{}")]
     assert FinishPart("tool_calls") in parts
 
@@ -418,12 +418,12 @@ async def test_list_models_reads_the_server_and_maps_errors(server: ScriptedServ
 # --- assembling calls and parsing their arguments ----------------------------------
 
 
-def fold(*parts: ToolCallPart, turn: str = "t1") -> list[tuple[str, str, str]]:
+def fold(*parts: ToolCallPart) -> list[tuple[str, str, str]]:
     """Calls assembled from ``parts``, as (id, name, arguments)."""
     calls = CallAccumulator()
     for part in parts:
         calls.add(part)
-    return [(c.id, c.name, c.arguments) for c in calls.finish(turn)]
+    return [(c.id, c.name, c.arguments) for c in calls.finish()]
 
 
 def test_fragments_with_one_index_form_one_call() -> None:
@@ -451,11 +451,10 @@ def test_calls_without_ids_get_distinct_ids() -> None:
     got = fold(
         ToolCallPart(0, None, "list_dir", "{}"),
         ToolCallPart(1, None, "read_file", '{"path": "x"}'),
-        turn="t9",
     )
-    ids = [call_id for call_id, _, _ in got]
-    assert all(ids) and len(set(ids)) == 2
-    assert all("t9" in call_id for call_id in ids)
+    again = fold(ToolCallPart(0, None, "list_dir", "{}"))
+    ids = [call_id for call_id, _, _ in got + again]
+    assert all(ids) and len(set(ids)) == 3, "ids never repeat, not even in a later round"
     assert [name for _, name, _ in got] == ["list_dir", "read_file"]
 
 

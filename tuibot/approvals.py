@@ -100,6 +100,9 @@ class ApprovalQueue:
             reason = f"nobody answered within {timeout:g} s"
             self._settle(request, Decision(False, reason=reason))
             return Decision(False, reason=reason)
+        except asyncio.CancelledError:  # the turn stopped: the request must leave every queue
+            self._settle(request, Decision(False, reason="the turn was interrupted"))
+            raise
         finally:
             self._pending.pop(request.id, None)
 

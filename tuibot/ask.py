@@ -15,6 +15,7 @@ import sys
 from dataclasses import dataclass
 from typing import Any, TextIO
 
+from tuibot.agent.calls import summarize_arguments
 from tuibot.approvals import Decision
 from tuibot.engine import Engine
 from tuibot.events import (
@@ -100,7 +101,7 @@ class Printer:
             self.err.write(f"{DIM}{event.delta}{RESET}")
             self.err.flush()
         elif isinstance(event, ToolStarted):
-            self._status(f"→ {event.name}({_summary(event.arguments)})")
+            self._status(f"→ {event.name}({summarize_arguments(event.arguments)})")
         elif isinstance(event, ToolFinished):
             mark = "✓" if event.ok else "✗"
             first = event.output.strip().splitlines()[0][:120] if event.output.strip() else ""
@@ -245,12 +246,6 @@ def _prompt(question: str) -> str:
         return sys.stdin.readline().strip().lower()[:1]
     except (OSError, ValueError):
         return ""
-
-
-def _summary(arguments: dict[str, Any], limit: int = 100) -> str:
-    """Arguments on one line for the status output."""
-    text = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in arguments.items())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 async def run_ask(engine: Engine, options: AskOptions, out: TextIO, err: TextIO) -> int:

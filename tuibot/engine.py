@@ -17,6 +17,7 @@ from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
+from tuibot.agent.calls import summarize_arguments
 from tuibot.agent.context import build_system_prompt
 from tuibot.agent.loop import Turn, run_turn
 from tuibot.approvals import ApprovalQueue, Decision
@@ -95,6 +96,7 @@ class Engine:
         self._runner = runner
         self._key_lookup = key_lookup or self._keyring_lookup
         self._key_problem = ""
+        self._keys: dict[str, str | None] = {}
         self._clients: dict[str, ModelClient] = {}
         self._states: dict[str, ChatState] = {}
 
@@ -120,9 +122,12 @@ class Engine:
 
     async def close(self) -> None:
         """Cancel running turns and close model connections."""
-        for state in self._states.values():
-            for handle in list(state.handles):
-                handle.cancel()
+        handles = [handle for state in self._states.values() for handle in state.handles]
+        for handle in handles:
+            handle.cancel()
+        # Let cancelled turns store their partial answers before the clients close.
+        tasks = [handle for handle in handles if isinstance(handle, asyncio.Task)]
+        await asyncio.gather(*tasks, return_exceptions=True)
         for client in self._clients.values():
             await client.close()
         self._clients.clear()
@@ -151,6 +156,9 @@ class Engine:
         coro = self._turn(chat, state, text, future)
         handle = self._runner(coro, chat, f"turn: {text[:40]}")
         state.handles.add(handle)
+        on_done = getattr(handle, "add_done_callback", None)
+        if on_done is not None:  # a task cancelled before it ran never enters _turn
+            on_done(lambda _: self._abandon(chat, state, text, future))
         future.add_done_callback(lambda _: state.handles.discard(handle))
         return future
 
@@ -179,14 +187,28 @@ class Engine:
         """Run one input's turn under the chat's lock and resolve its future."""
         try:
             await state.lock.acquire()
-        finally:
-            state.inbox.remove(text)  # taken up, or cancelled while it waited
+        except asyncio.CancelledError:
+            self._abandon(chat, state, text, future)
+            raise
+        state.inbox.remove(text)
         try:
             await self._locked_turn(chat, state, text, future)
         finally:
             state.lock.release()
             if not future.done():  # never leave a caller waiting, whatever happened
                 future.set_exception(RuntimeError("the turn ended without a result"))
+
+    def _abandon(
+        self, chat: str, state: ChatState, text: str, future: asyncio.Future[Outcome]
+    ) -> None:
+        """Settle an input whose turn was cancelled before it began (queued, or unstarted)."""
+        if future.done():
+            return
+        if text in state.inbox:
+            state.inbox.remove(text)
+        future.set_result(
+            TurnFinished(chat, "", "cancelled", "", error="Cancelled before the turn started.")
+        )
 
     async def _locked_turn(
         self, chat: str, state: ChatState, text: str, future: asyncio.Future[Outcome]
@@ -200,9 +222,8 @@ class Engine:
             turn = self._prepare(chat, turn_id, text)
             result = await run_turn(turn)
         except asyncio.CancelledError:
-            result = TurnFinished(
-                chat, turn_id, "cancelled", turn.partial if turn else "", error="Interrupted."
-            )
+            text_so_far = turn.answer + turn.partial if turn else ""
+            result = TurnFinished(chat, turn_id, "cancelled", text_so_far, error="Interrupted.")
             self._finish(result, turn, text, started, future)
             raise
         except ConfigError as error:
@@ -223,6 +244,9 @@ class Engine:
 
     def _prepare(self, chat: str, turn_id: str, text: str) -> Turn:
         """Load the chat, make the user's message durable, and bind the model."""
+        agent = self.settings.agent
+        route = self.route_for(agent.model)  # a config error ends here, before anything is saved
+        client = self.client_for(route.provider)
         loaded = self.chats.load(chat)
         for problem in loaded.problems:
             self.events.publish(
@@ -231,8 +255,6 @@ class Engine:
         user = {"role": "user", "content": text, "turn": turn_id}
         self.chats.append(chat, [user])  # durable before the model is called
         history = [*loaded.messages, user]
-        agent = self.settings.agent
-        route = self._route(agent.model)
         self.events.publish(TurnStarted(chat, turn_id, loaded.meta.bot, route.model))
         workspace = self.settings.workspace_path()
         return Turn(
@@ -240,7 +262,7 @@ class Engine:
             turn_id=turn_id,
             bot=loaded.meta.bot,
             route=route,
-            client=self.client_for(route.provider),
+            client=client,
             params={**route.provider.params, **agent.params},
             system_prompt=build_system_prompt(
                 bot=loaded.meta.bot,
@@ -294,7 +316,7 @@ class Engine:
         decision = await self.approvals.ask(
             chat,
             "tool",
-            f"{prompt} {name}({_short_args(arguments)})",
+            f"{prompt} {name}({summarize_arguments(arguments, 80)})",
             {"tool": name, "arguments": arguments, "prompt": prompt},
             grant_key=f"tool:{name}",
         )
@@ -310,7 +332,7 @@ class Engine:
 
     # -- providers -------------------------------------------------------------------
 
-    def _route(self, model: str) -> Route:
+    def route_for(self, model: str) -> Route:
         """The provider for ``model`` (raises ConfigError with the keyring's complaint)."""
         try:
             return select_route(self.settings, model, self._key_lookup)
@@ -338,6 +360,8 @@ class Engine:
         """The provider's key from its env var or the keyring; keyring only when named."""
         if not needs_key(provider):
             return None
+        if provider.name in self._keys:  # the keyring is asked once per provider, not per turn
+            return self._keys[provider.name]
         from tuibot.secrets import KeyringUnavailable, remember_secret, resolve_api_key
 
         try:
@@ -347,21 +371,19 @@ class Engine:
             return None
         if key:
             remember_secret(key)
+        self._keys[provider.name] = key
         return key
 
     def with_provider_override(self, origin: str, **changes: Any) -> None:
         """Apply CLI flags such as ``--base-url`` to the provider the model routes to."""
-        route = self._route(self.settings.agent.model)
+        route = self.route_for(self.settings.agent.model)
         provider = replace(route.provider, **changes)
-        self.settings.providers[provider.name] = provider
-        for key in changes:
-            self.settings.origins[f"providers.{provider.name}.{key}"] = origin
-
-
-def _short_args(arguments: dict[str, Any], limit: int = 80) -> str:
-    """A one-line argument summary for prompts and status lines."""
-    text = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in arguments.items())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+        origins = {f"providers.{provider.name}.{key}": origin for key in changes}
+        self.settings = replace(
+            self.settings,
+            providers={**self.settings.providers, provider.name: provider},
+            origins={**self.settings.origins, **origins},
+        )
 
 
 def _redacted(value: Any) -> Any:

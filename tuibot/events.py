@@ -73,7 +73,7 @@ class ReasoningDelta(Event):
 
 @dataclass(frozen=True)
 class ToolStarted(Event):
-    """A tool call is about to run (after validation and any approval)."""
+    """A tool call was received; validation, any approval and the run follow."""
 
     turn: str
     call_id: str

@@ -8,6 +8,7 @@ calls with distinct ids. One accumulator handles all three.
 from __future__ import annotations
 
 import json
+import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -44,12 +45,23 @@ class CallAccumulator:
                 slot.name = part.name
         slot.arguments += part.arguments
 
-    def finish(self, turn: str) -> list[PendingCall]:
-        """The calls, each with an id (some servers omit them) and a name."""
-        for number, call in enumerate(self.calls, start=1):
+    def finish(self) -> list[PendingCall]:
+        """The calls, each with an id (some servers omit them)."""
+        for call in self.calls:
             if not call.id:
-                call.id = f"call_{turn}_{number}"
+                call.id = new_call_id()
         return self.calls
+
+
+def new_call_id() -> str:
+    """A call id unique across rounds and chats (providers reject repeated ids)."""
+    return f"call_{uuid.uuid4().hex[:16]}"
+
+
+def summarize_arguments(arguments: dict[str, Any], limit: int = 100) -> str:
+    """Arguments on one line, for prompts and status lines."""
+    text = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in arguments.items())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 @dataclass(frozen=True)

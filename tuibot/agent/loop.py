@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tuibot.agent.calls import CallAccumulator, PendingCall, parse_arguments
+from tuibot.agent.calls import CallAccumulator, PendingCall, new_call_id, parse_arguments
 from tuibot.agent.messages import for_model
 from tuibot.events import (
     Event,
@@ -42,7 +42,9 @@ from tuibot.llm.pricing import cost_micros
 from tuibot.llm.select import Route
 from tuibot.llm.text_tools import extract_text_tool_calls
 from tuibot.secrets import redact
+from tuibot.store.history import interrupted_result
 from tuibot.toolkit.registry import ERROR_HINT, ToolRegistry, ToolResult
+from tuibot.toolkit.validate import validate_arguments
 from tuibot.toolkit.workspace import use_workspace
 
 log = logging.getLogger("tuibot.agent")
@@ -84,6 +86,8 @@ class Turn:
     partial: str = ""
     """Answer text of the round now streaming (kept if the turn is cancelled)."""
     partial_reasoning: str = ""
+    answer: str = ""
+    """Everything the model said this turn, across finished rounds (kept on cancel)."""
 
 
 @dataclass
@@ -101,24 +105,22 @@ class RoundResult:
 async def run_turn(turn: Turn) -> TurnFinished:
     """Run the loop to an answer, an error, or the round limit (cancellation propagates)."""
     total = Usage()
-    answer = ""
-    """Everything the model said this turn, across rounds: what the user saw stream."""
     turn.trace.setdefault("model_calls", [])
     turn.trace.setdefault("tool_calls", [])
     try:
         for _ in range(turn.max_rounds):
             result = await _model_round(turn)
             total += result.usage
-            answer += result.text
             if result.error is not None or result.finish is None:
-                return _interrupted(turn, result, total, answer)
+                return _interrupted(turn, result, total, turn.answer + result.text)
+            turn.answer += result.text
             message = _assistant_message(turn, result)
             turn.partial = turn.partial_reasoning = ""
             _keep(turn, message)
             if not result.calls:
                 if result.finish == "length":
                     turn.emit(Notice(turn.chat, "warning", "The answer hit the token limit."))
-                return TurnFinished(turn.chat, turn.turn_id, "completed", answer, total)
+                return TurnFinished(turn.chat, turn.turn_id, "completed", turn.answer, total)
             await _run_calls(turn, result.calls, cut_off=result.finish == "length")
     except asyncio.CancelledError:
         _keep_partial(turn, "interrupted")
@@ -126,7 +128,9 @@ async def run_turn(turn: Turn) -> TurnFinished:
     text = ROUND_LIMIT.format(rounds=turn.max_rounds)
     _keep(turn, _tagged(turn, {"role": "assistant", "content": text, "status": "round_limit"}))
     turn.emit(TextDelta(turn.chat, turn.turn_id, text))
-    return TurnFinished(turn.chat, turn.turn_id, "round_limit", answer + text, total, error=text)
+    return TurnFinished(
+        turn.chat, turn.turn_id, "round_limit", turn.answer + text, total, error=text
+    )
 
 
 async def _model_round(turn: Turn) -> RoundResult:
@@ -159,13 +163,11 @@ async def _model_round(turn: Turn) -> RoundResult:
         log.warning("model call failed: %s", error, exc_info=error.__cause__ or error)
         result.error = error
     result.text, result.reasoning = turn.partial, turn.partial_reasoning
-    result.calls = calls.finish(turn.turn_id)
+    result.calls = calls.finish()
     if not result.calls and result.finish and turn.route.provider.text_tool_calls:
         result.text, found = extract_text_tool_calls(result.text, turn.tools.names())
-        for number, call in enumerate(found, start=1):
-            result.calls.append(
-                PendingCall(f"call_{turn.turn_id}_t{number}", call.name, call.arguments)
-            )
+        for call in found:
+            result.calls.append(PendingCall(new_call_id(), call.name, call.arguments))
     turn.trace["model_calls"].append(
         {
             "model": turn.route.model,
@@ -256,8 +258,10 @@ async def _run_calls(turn: Turn, calls: list[PendingCall], *, cut_off: bool) -> 
     if len(calls) == 1 or any(_may_ask(turn, call) for call in calls):
         for call in calls:
             await _run_call(turn, call, cut_off)
-    else:
-        await asyncio.gather(*(_run_call(turn, call, cut_off) for call in calls))
+    else:  # a TaskGroup: if one fails, none keeps writing after the turn has ended
+        async with asyncio.TaskGroup() as group:
+            for call in calls:
+                group.create_task(_run_call(turn, call, cut_off))
 
 
 def _may_ask(turn: Turn, call: PendingCall) -> bool:
@@ -266,7 +270,9 @@ def _may_ask(turn: Turn, call: PendingCall) -> bool:
     if spec is None or not spec.needs_confirmation:
         return False
     arguments = parse_arguments(call.arguments).value
-    return arguments is None or spec.confirmation_prompt(arguments) is not None
+    if arguments is None or validate_arguments(arguments, spec.parameters):
+        return False  # refused without asking
+    return spec.confirmation_prompt(arguments) is not None
 
 
 async def _run_call(turn: Turn, call: PendingCall, cut_off: bool) -> None:
@@ -275,12 +281,29 @@ async def _run_call(turn: Turn, call: PendingCall, cut_off: bool) -> None:
     arguments = parsed.value if parsed.value is not None else {"_raw": call.arguments}
     turn.emit(ToolStarted(turn.chat, turn.turn_id, call.id, call.name, arguments))
     started = time.monotonic()
-    if cut_off:
-        result = ToolResult(False, f"{CUT_OFF_CALL}\n\n{ERROR_HINT}")
-    elif parsed.value is None:
-        result = ToolResult(False, f"Error: {parsed.error}\n\n{ERROR_HINT}")
-    else:
-        result = await _confirmed_execute(turn, call, parsed.value)
+    try:
+        if cut_off:
+            result = ToolResult(False, f"{CUT_OFF_CALL}\n\n{ERROR_HINT}")
+        elif parsed.value is None:
+            result = ToolResult(False, f"Error: {parsed.error}\n\n{ERROR_HINT}")
+        else:
+            result = await _confirmed_execute(turn, call, parsed.value)
+    except asyncio.CancelledError:  # the call gets its result now, not at the next load
+        record = interrupted_result(call.id, call.name)
+        _keep(turn, _tagged(turn, record))
+        turn.emit(
+            ToolFinished(
+                turn.chat,
+                turn.turn_id,
+                call.id,
+                call.name,
+                False,
+                record["content"],
+                time.monotonic() - started,
+            )
+        )
+        raise
+    result = ToolResult(result.ok, redact(result.output))  # a tool may read a key from disk
     duration = time.monotonic() - started
     _keep(
         turn,
@@ -310,7 +333,9 @@ async def _run_call(turn: Turn, call: PendingCall, cut_off: bool) -> None:
 async def _confirmed_execute(turn: Turn, call: PendingCall, arguments: dict) -> ToolResult:
     """Ask for approval when the tool wants it, then run it in the turn's workspace."""
     spec = turn.tools.get(call.name)
-    prompt = spec.confirmation_prompt(arguments) if spec is not None else None
+    valid = spec is not None and not validate_arguments(arguments, spec.parameters)
+    # An invalid call is refused by execute; never ask a person to approve it first.
+    prompt = spec.confirmation_prompt(arguments) if spec is not None and valid else None
     if prompt is not None:
         allowed, reason = await turn.approve(call.id, call.name, arguments, prompt)
         if not allowed:

@@ -54,8 +54,10 @@ async def _checks(settings: Any, base_url: str | None) -> int:
     try:
         if base_url:
             engine.with_provider_override("--base-url", base_url=base_url)
-        for provider in settings.providers.values():
-            failed |= not await _provider_check(engine, provider, settings.agent.model)
+        routed = _routed_provider(engine)
+        for provider in engine.settings.providers.values():
+            model = settings.agent.model if provider.name == routed else None
+            failed |= not await _provider_check(engine, provider, model)
         errors: list[str] = []
         engine.events.listen(lambda event: errors.append(getattr(event, "message", "")))
         engine.load_tools()
@@ -80,21 +82,33 @@ def _keyring_check(mark_if_missing: str) -> bool:
         return False
 
 
-async def _provider_check(engine: Any, provider: Any, model: str) -> bool:
-    """Reach the provider with a short models.list probe and look for the model."""
+def _routed_provider(engine: Any) -> str | None:
+    """The provider the configured model routes to (None when none can serve it)."""
+    from tuibot.settings import ConfigError
+
+    try:
+        return str(engine.route_for(engine.settings.agent.model).provider.name)
+    except ConfigError:
+        return None
+
+
+async def _provider_check(engine: Any, provider: Any, model: str | None) -> bool:
+    """Reach the provider with a short models.list probe; look for the model it serves."""
     from tuibot.llm.errors import ModelError
     from tuibot.settings import ConfigError
 
     label = f"provider {provider.name}"
+    if provider.kind == "litellm":  # no portable listing; importing litellm costs seconds
+        _line(OK, label, "litellm (cloud; not probed)")
+        return True
     try:
-        client = engine.client_for(provider)
-        models = await client.list_models()
+        models = await engine.client_for(provider).list_models()
     except (ConfigError, ModelError) as error:
         _line(BAD, label, str(error))
         return False
-    where = provider.base_url or provider.kind
-    if provider.kind == "litellm":
-        _line(OK, label, f"{where}: litellm (no model listing)")
+    where = provider.base_url
+    if model is None:
+        _line(OK, label, f"{where}: reachable, {len(models)} models")
         return True
     prefix, _, rest = model.partition("/")
     bare = rest if rest and prefix in (provider.prefixes or [provider.name]) else model
