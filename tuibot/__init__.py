@@ -11,6 +11,7 @@ TYPE_CHECKING = False  # not from typing: this module stays import-free
 if TYPE_CHECKING:
     from typing import Any
 
+    from tuibot.toolkit.clitool import CLITool
     from tuibot.toolkit.decorator import tool
     from tuibot.toolkit.schema import Param
     from tuibot.toolkit.workspace import resolve_in_workspace
@@ -18,12 +19,13 @@ if TYPE_CHECKING:
 __version__ = "0.1.0"
 
 _EXPORTS = {
+    "CLITool": "tuibot.toolkit.clitool",
     "tool": "tuibot.toolkit.decorator",
     "Param": "tuibot.toolkit.schema",
     "resolve_in_workspace": "tuibot.toolkit.workspace",
 }
 
-__all__ = ["Param", "__version__", "resolve_in_workspace", "tool"]
+__all__ = ["CLITool", "Param", "__version__", "resolve_in_workspace", "tool"]
 
 
 def __getattr__(name: str) -> Any:

@@ -30,13 +30,12 @@ from tuibot.events import (
 )
 from tuibot.llm.parts import ModelClient
 from tuibot.llm.select import Route, make_client, needs_key, select_route
-from tuibot.paths import DataPaths, bundled_dir, config_home
+from tuibot.paths import DataPaths, config_home
 from tuibot.settings import ConfigError, ProviderSettings, Settings
 from tuibot.slash import SlashContext, is_command, run_command
 from tuibot.store.chats import ChatMeta, ChatStore
 from tuibot.store.jsonl import StorageError
 from tuibot.store.traces import TraceLog
-from tuibot.toolkit.loader import load_tool_folder
 from tuibot.toolkit.registry import ToolRegistry
 
 log = logging.getLogger("tuibot.engine")
@@ -104,24 +103,30 @@ class Engine:
 
     def load_tools(self) -> None:
         """Load bundled tools, then the user's (a user tool overrides a bundled one)."""
-        for folder, source in (
-            (bundled_dir("tools"), "bundled"),
-            (config_home() / "tools", "user"),
-        ):
-            if not folder.is_dir():
-                continue
-            specs, errors = load_tool_folder(folder, source)
-            for spec in specs:
-                if source == "user" and self.tools.get(spec.name) is not None:
-                    self.events.publish(
-                        Notice("", "info", f"user tool {spec.name} overrides the bundled one")
-                    )
-                self.tools.register(spec)
-            for error in errors:
-                self.events.publish(Notice("", "error", f"tool not loaded: {error}"))
+        from tuibot.toolkit.catalog import ToolCatalog, default_folders
+        from tuibot.toolkit.state import state_path
+
+        self.tool_catalog = ToolCatalog(
+            self.tools, default_folders(), state_path(), self._tool_notice
+        )
+        self.tool_catalog.load_all()
+
+    def start_reloader(self) -> None:
+        """Hot-reload tools and the tool state file (call after ``load_tools``, in a loop)."""
+        from tuibot.toolkit.reload import ToolReloader
+
+        self.tool_reloader = ToolReloader(self.tool_catalog)
+        self.tool_reloader.start()
+
+    def _tool_notice(self, level: str, text: str) -> None:
+        """How the tool catalogue and reloader report (the tool log shows these)."""
+        self.events.publish(Notice("", level, text))  # type: ignore[arg-type]
 
     async def close(self) -> None:
         """Cancel running turns and close model connections."""
+        reloader = getattr(self, "tool_reloader", None)
+        if reloader is not None:
+            await reloader.stop()
         handles = [handle for state in self._states.values() for handle in state.handles]
         for handle in handles:
             handle.cancel()
@@ -271,8 +276,8 @@ class Engine:
                 instructions=agent.instructions,
             ),
             history=history,
-            tools=self.tools,
-            allowed_tools=None,
+            tools=self.tools.snapshot(agent.tools or None),
+            allowed_tools=agent.tools or None,
             max_rounds=agent.max_rounds,
             history_limit=agent.history_limit,
             workspace=workspace,

@@ -110,6 +110,8 @@ class AgentSettings:
     """Model calls per turn before the turn stops with a message."""
     history_limit: int = field(default=200, metadata=rules(ge=2))
     """How many of the most recent messages are sent to the model."""
+    tools: list[str] = field(default_factory=list)
+    """Tool names this bot may use (the model sees only these); [] = every enabled tool."""
 
 
 @dataclass(frozen=True)

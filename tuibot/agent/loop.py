@@ -332,7 +332,7 @@ async def _run_call(turn: Turn, call: PendingCall, cut_off: bool) -> None:
 
 async def _confirmed_execute(turn: Turn, call: PendingCall, arguments: dict) -> ToolResult:
     """Ask for approval when the tool wants it, then run it in the turn's workspace."""
-    spec = turn.tools.get(call.name)
+    spec = turn.tools.runnable(call.name)  # disabled or gated: refused, never asked
     valid = spec is not None and not validate_arguments(arguments, spec.parameters)
     # An invalid call is refused by execute; never ask a person to approve it first.
     prompt = spec.confirmation_prompt(arguments) if spec is not None and valid else None

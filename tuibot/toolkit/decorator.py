@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import inspect
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar, overload
 
+from tuibot.toolkit.gating import normalize_names, unavailable_reason
 from tuibot.toolkit.schema import JSONSchema, build_parameters, parse_docstring
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -47,6 +48,14 @@ class ToolSpec:
     """Where the tool came from (``"bundled"``, ``"user"``…); set by the loader."""
     path: Path | None = None
     """The file that defined it; set by the loader."""
+    platforms: tuple[str, ...] = ()
+    """``sys.platform`` prefixes it runs on (``"linux"``, ``"darwin"``…); empty = all."""
+    requires: tuple[str, ...] = ()
+    """Programs that must be on ``PATH`` for it to run (``"nvidia-smi"``)."""
+
+    def unavailable_reason(self) -> str | None:
+        """Why this tool cannot run on this machine now, or None when it can."""
+        return unavailable_reason(self.platforms, self.requires)
 
     @property
     def needs_confirmation(self) -> bool:
@@ -75,6 +84,8 @@ def tool(
     description: str | None = None,
     confirm: ConfirmRule = False,
     timeout: float | None = None,
+    platforms: Iterable[str] | None = None,
+    requires: Iterable[str] | None = None,
 ) -> Callable[[F], F]: ...
 
 
@@ -86,19 +97,26 @@ def tool(
     description: str | None = None,
     confirm: ConfirmRule = False,
     timeout: float | None = None,
+    platforms: Iterable[str] | None = None,
+    requires: Iterable[str] | None = None,
 ) -> F | Callable[[F], F]:
     """Mark a function as a tool: ``@tool`` or ``@tool(name=..., confirm=True, timeout=30)``.
 
     The schema comes from the type hints, the description from the docstring's first
     paragraph, parameter descriptions from ``Annotated`` or the docstring's ``Args:``.
-    Mistakes (an unsupported annotation, a bad name) raise ``TypeError``/``ValueError``
-    here, when the tool file loads.
+    ``platforms``/``requires`` gate it (see ``gating``): it stays listed but refuses to run
+    where they are not met. Mistakes (an unsupported annotation, a bad name) raise
+    ``TypeError``/``ValueError`` here, when the tool file loads.
     """
     _check_options(confirm, timeout)
+    gates = {
+        "platforms": normalize_names(platforms, "platforms"),
+        "requires": normalize_names(requires, "requires"),
+    }
 
     def decorate(fn: F) -> F:
         fn.__tool_meta__ = make_spec(  # type: ignore[attr-defined]
-            fn, name=name, description=description, confirm=confirm, timeout=timeout
+            fn, name=name, description=description, confirm=confirm, timeout=timeout, **gates
         )
         return fn
 
@@ -114,6 +132,8 @@ def make_spec(
     description: str | None = None,
     confirm: ConfirmRule = False,
     timeout: float | None = None,
+    platforms: tuple[str, ...] = (),
+    requires: tuple[str, ...] = (),
 ) -> ToolSpec:
     """Build the ``ToolSpec`` for ``fn`` without attaching it (the decorator's core)."""
     if not callable(fn) or isinstance(fn, type):
@@ -134,6 +154,8 @@ def make_spec(
         confirm=confirm,
         timeout=float(timeout) if timeout is not None else None,
         is_async=inspect.iscoroutinefunction(fn),
+        platforms=platforms,
+        requires=requires,
     )
 
 

@@ -53,21 +53,28 @@ def load_tool_file(path: Path, source: str) -> list[ToolSpec]:
 
     Raises ``ToolLoadError`` when the file cannot be read, compiled or run.
     """
-    module = _run_module(path, module_name_for(path, source))
+    module = run_module(path, module_name_for(path, source))
     return [dataclasses.replace(spec, source=source, path=path) for spec in collect_specs(module)]
 
 
+def load_tool_entry(path: Path, source: str) -> list[ToolSpec]:
+    """Load one entry of a tools folder: a ``.py`` file or a package folder."""
+    from tuibot.toolkit.packages import load_tool_package
+
+    return load_tool_package(path, source) if path.is_dir() else load_tool_file(path, source)
+
+
 def load_tool_folder(folder: Path, source: str) -> tuple[list[ToolSpec], list[ToolLoadError]]:
-    """Load every non-underscore ``*.py`` directly in ``folder``, in name order.
+    """Load every tool file and package folder directly in ``folder``, in name order.
 
     A broken file is reported and the others still load. A missing folder is simply
     empty: a user without a tools folder has no user tools.
     """
     specs: list[ToolSpec] = []
     errors: list[ToolLoadError] = []
-    for path in tool_files(folder):
+    for path in tool_entries(folder):
         try:
-            specs.extend(load_tool_file(path, source))
+            specs.extend(load_tool_entry(path, source))
         except ToolLoadError as exc:
             errors.append(exc)
     return specs, errors
@@ -82,6 +89,16 @@ def tool_files(folder: Path) -> list[Path]:
         for path in folder.glob("*.py")
         if not path.name.startswith(("_", ".")) and path.is_file()
     )
+
+
+def tool_entries(folder: Path) -> list[Path]:
+    """Tool files and tool package folders (``<name>/tool.py``) of ``folder``, by name."""
+    from tuibot.toolkit.packages import is_tool_package
+
+    if not folder.is_dir():
+        return []
+    packages = [path for path in folder.iterdir() if is_tool_package(path)]
+    return sorted([*tool_files(folder), *packages], key=lambda path: path.name)
 
 
 def collect_specs(module: ModuleType) -> list[ToolSpec]:
@@ -99,7 +116,7 @@ def collect_specs(module: ModuleType) -> list[ToolSpec]:
     return found
 
 
-def _run_module(path: Path, name: str) -> ModuleType:
+def run_module(path: Path, name: str) -> ModuleType:
     """Compile and execute ``path`` as module ``name``; ``sys.modules`` changes only on success."""
     try:
         code = compile(path.read_bytes(), str(path), "exec", dont_inherit=True)

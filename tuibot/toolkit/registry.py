@@ -14,7 +14,7 @@ import copy
 import inspect
 import json
 import logging
-from collections.abc import Collection
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -44,19 +44,73 @@ def error_result(message: str) -> ToolResult:
     return ToolResult(ok=False, output=f"{message}\n\n{ERROR_HINT}")
 
 
+def disabled_message(name: str) -> str:
+    """What a call to a disabled tool gets: how to turn it back on."""
+    return f"Error: tool {name} is disabled; enable it with `tuibot tools enable {name}`"
+
+
 class ToolRegistry:
-    """Tools by name; registering a name again replaces it (the later source wins)."""
+    """Tools by name; registering a name again replaces it (the later source wins).
+
+    Changes replace the inner dict instead of mutating it, so a ``snapshot()`` taken for
+    a turn keeps seeing the tools of that moment while a reload swaps in new ones.
+    """
 
     def __init__(self) -> None:
         self._specs: dict[str, ToolSpec] = {}
+        self._disabled: frozenset[str] = frozenset()
+        self._frozen = False
 
     def register(self, spec: ToolSpec) -> None:
         """Add ``spec``, replacing any tool of the same name (user tools override bundled)."""
-        self._specs[spec.name] = spec
+        self._check_mutable()
+        self._specs = {**self._specs, spec.name: spec}
 
     def unregister(self, name: str) -> None:
         """Remove a tool; removing an absent name is a no-op (reloads may race)."""
-        self._specs.pop(name, None)
+        self._check_mutable()
+        self._specs = {key: value for key, value in self._specs.items() if key != name}
+
+    def replace_all(self, specs: Iterable[ToolSpec]) -> None:
+        """Swap the whole catalogue at once (what a reload does)."""
+        self._check_mutable()
+        self._specs = {spec.name: spec for spec in specs}
+
+    def set_disabled(self, names: Iterable[str]) -> None:
+        """Hide these tools from the model and refuse calls to them."""
+        self._check_mutable()
+        self._disabled = frozenset(names)
+
+    def is_disabled(self, name: str) -> bool:
+        """Whether ``name`` is switched off by the user."""
+        return name in self._disabled
+
+    def runnable(self, name: str) -> ToolSpec | None:
+        """The tool if a call to it would run (not disabled, not gated): worth confirming."""
+        spec = self._specs.get(name)
+        if spec is None or name in self._disabled or spec.unavailable_reason() is not None:
+            return None
+        return spec
+
+    def snapshot(self, allowed: Collection[str] | None = None) -> ToolRegistry:
+        """An immutable view of the tools now: one per turn, so reloads land between turns.
+
+        ``allowed`` (a bot's whitelist) drops every other tool from the view, so the model
+        cannot run a tool its bot does not have even by naming it.
+        """
+        view = ToolRegistry()
+        view._specs = (
+            self._specs
+            if allowed is None
+            else {k: v for k, v in self._specs.items() if k in allowed}
+        )
+        view._disabled = self._disabled
+        view._frozen = True
+        return view
+
+    def _check_mutable(self) -> None:
+        if self._frozen:
+            raise TypeError("a tool registry snapshot cannot be changed")
 
     def get(self, name: str) -> ToolSpec | None:
         """The tool called ``name``, or ``None``."""
@@ -80,7 +134,8 @@ class ToolRegistry:
         """The OpenAI ``tools`` list, sorted by name (stable for prompt caching).
 
         ``allowed`` limits it to those names (a bot's tool list); unknown names in it are
-        ignored. Each definition is a fresh copy, so callers may decorate it freely.
+        ignored. Disabled tools are never shown. Each definition is a fresh copy, so
+        callers may decorate it freely.
         """
         return [
             {
@@ -92,7 +147,7 @@ class ToolRegistry:
                 },
             }
             for spec in self.specs()
-            if allowed is None or spec.name in allowed
+            if (allowed is None or spec.name in allowed) and spec.name not in self._disabled
         ]
 
     async def execute(self, name: str, arguments: dict[str, Any]) -> ToolResult:
@@ -104,6 +159,11 @@ class ToolRegistry:
         if spec is None:
             available = ", ".join(self.names()) or "(none)"
             return error_result(f"Error: unknown tool '{name}'. Available tools: {available}")
+        if name in self._disabled:
+            return ToolResult(ok=False, output=disabled_message(name))
+        reason = spec.unavailable_reason()
+        if reason is not None:  # one line, no hint: retrying differently cannot help
+            return ToolResult(ok=False, output=f"Error: {name} is not available here: {reason}")
         problems = validate_arguments(arguments, spec.parameters)
         if problems:
             return error_result(f"Error: invalid arguments for {name}: {'; '.join(problems)}")

@@ -1,0 +1,121 @@
+"""Hot reload: watch the tools folders and the state file, apply changes between turns.
+
+Saving a tool file re-loads just that entry (a fresh module, swapped in only if it
+loaded); deleting it removes its tools; a change to ``tool_state.json`` (from
+``tuibot tools disable`` in another process) re-applies the switches. The registry swap
+is atomic and each turn works on its own ``snapshot()``, so tools change between turns,
+never inside one. Loads run in a daemon thread with a time limit, so a hanging import
+cannot freeze the engine; any failure is a notice and the watcher keeps going.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Iterable
+from pathlib import Path
+
+from tuibot.toolkit.catalog import ToolCatalog
+from tuibot.toolkit.threads import run_in_daemon_thread
+
+log = logging.getLogger("tuibot.tools")
+
+DEBOUNCE_MS = 150
+"""Changes arriving this close together are one reload (editors write in bursts)."""
+
+LOAD_TIMEOUT = 10.0
+"""Seconds a reload may take before it is reported as hanging."""
+
+
+class ToolReloader:
+    """Watches the catalogue's folders and state file; ``start()`` once, ``stop()`` at exit."""
+
+    def __init__(self, catalog: ToolCatalog, *, debounce_ms: int = DEBOUNCE_MS) -> None:
+        self.catalog = catalog
+        self.debounce_ms = debounce_ms
+        self._stop = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self.ready = asyncio.Event()
+        """Set once the watcher is running (tests wait for it before writing files)."""
+
+    def start(self) -> None:
+        """Begin watching in a background task on the running loop."""
+        if self._task is None:
+            self._task = asyncio.get_running_loop().create_task(self._run(), name="tool-reload")
+
+    async def stop(self) -> None:
+        """Stop watching and wait for the task to end."""
+        self._stop.set()
+        if self._task is not None:
+            self._task.cancel()
+            await asyncio.gather(self._task, return_exceptions=True)
+            self._task = None
+
+    def roots(self) -> list[Path]:
+        """What to watch: each folder, or its nearest existing ancestor if not created yet."""
+        wanted = [folder for folder, _ in self.catalog.folders]
+        if self.catalog.state_file is not None:
+            wanted.append(self.catalog.state_file.parent)
+        roots: list[Path] = []
+        for path in wanted:
+            while not path.exists() and path.parent != path:
+                path = path.parent
+            if path not in roots:
+                roots.append(path)
+        return roots
+
+    def relevant(self, path: Path) -> bool:
+        """A change inside a tools folder, or to the state file itself."""
+        if path == self.catalog.state_file:
+            return True
+        return self.catalog.entry_for(path) is not None and "__pycache__" not in path.parts
+
+    async def _run(self) -> None:
+        from watchfiles import awatch
+
+        while not self._stop.is_set():
+            try:
+                watcher = awatch(
+                    *self.roots(),
+                    watch_filter=lambda _change, raw: self.relevant(Path(raw)),
+                    debounce=self.debounce_ms,
+                    step=20,
+                    stop_event=self._stop,
+                )
+                self.ready.set()
+                async for changes in watcher:
+                    await self.apply(Path(raw) for _change, raw in changes)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # the watcher must outlive anything
+                log.debug("tool watcher failed", exc_info=True)
+                self.catalog.notify("error", f"tool reload watcher restarted: {exc}")
+                await asyncio.sleep(1)
+
+    async def apply(self, paths: Iterable[Path]) -> None:
+        """Reload the entries these changed paths belong to; re-read the state if touched."""
+        entries: dict[Path, str] = {}
+        state_changed = False
+        for path in paths:
+            if path == self.catalog.state_file:
+                state_changed = True
+            found = self.catalog.entry_for(path)
+            if found is not None:
+                entries[found[0]] = found[1]
+        for entry, source in sorted(entries.items()):
+            await self._guarded(entry, lambda e=entry, s=source: self.catalog.refresh(e, s))
+        if state_changed:
+            await self._guarded(self.catalog.state_file, self.catalog.apply_state)
+
+    async def _guarded(self, what: Path | None, action: object) -> None:
+        """Run one reload step off the loop, time-limited; report instead of raising."""
+        assert callable(action)
+        try:
+            await asyncio.wait_for(run_in_daemon_thread(action), LOAD_TIMEOUT)
+        except TimeoutError:
+            self.catalog.notify(
+                "error", f"tool not loaded: {what}: still importing after {LOAD_TIMEOUT:g} s"
+            )
+        except Exception as exc:
+            log.debug("tool reload of %s failed", what, exc_info=True)
+            self.catalog.notify("error", f"tool reload failed for {what}: {exc}")
