@@ -1,0 +1,130 @@
+"""Protected paths and safe writes, shared by the bundled file tools.
+
+The workspace guard keeps a tool inside the workspace, but the workspace may itself hold
+tuibot's own folders (a user working in their config home, or ``TUIBOT_HOME`` pointing
+inside a project). A file the model writes into a plugin folder would go live on the next
+reload, and one written into the data home could rewrite a chat or memory, so those writes
+need a human's yes. The check works on real paths (symlinks resolved on both sides), so
+an alias cannot hide a protected folder.
+
+Plugin files cannot import a sibling ``_helpers.py`` (each is loaded as a lone module), so
+what the bundled tools share lives here.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tuibot.paths import bundled_dir, config_home, data_home, log_home
+from tuibot.toolkit.workspace import resolve_in_workspace
+
+PROMPT_FILES = frozenset({"AGENTS.md", "SOUL.md", "USER.md", "TOOLS.md", "HEARTBEAT.md"})
+"""Config-home files that go into every prompt."""
+
+
+@dataclass(frozen=True)
+class Protected:
+    """Why a path is protected: the folder it falls in and what a write there would do."""
+
+    root: Path
+    """The real path of the protected folder."""
+    kind: str
+    """``plugin``, ``skill``, ``config`` or ``data``."""
+
+
+def protected_roots() -> list[Protected]:
+    """tuibot's own folders, most specific first, as real paths (read now: env may change)."""
+    home = _real(config_home())
+    roots = [
+        Protected(home / "tools", "plugin"),
+        Protected(_real(bundled_dir("tools")), "plugin"),
+        Protected(home / "skills", "skill"),
+        Protected(_real(bundled_dir("skills")), "skill"),
+        Protected(home, "config"),
+        Protected(_real(data_home()), "data"),
+        Protected(_real(log_home()), "data"),
+    ]
+    return roots
+
+
+def protection_of(target: Path) -> Protected | None:
+    """The protected folder ``target`` (a real path) lies in, or None."""
+    for entry in protected_roots():
+        if target == entry.root or target.is_relative_to(entry.root):
+            return entry
+    return None
+
+
+def protected_prompt(verb: str, target: Path) -> str | None:
+    """The question to ask before ``verb``-ing ``target``, or None when it is not protected."""
+    entry = protection_of(target)
+    if entry is None:
+        return None
+    if entry.kind == "plugin":
+        return f"{verb} the tuibot plugin file {target}? It would go live on reload."
+    if entry.kind == "skill":
+        return f"{verb} the tuibot skill file {target}? It would go live on reload."
+    if entry.kind == "data":
+        return f"{verb} {target} in tuibot's data folder (chats, memory, traces)?"
+    if target.name == "config.toml" and target.parent == entry.root:
+        return f"{verb} tuibot's settings file {target}? It applies on the next start."
+    if target.name in PROMPT_FILES and target.parent == entry.root:
+        return f"{verb} tuibot's prompt file {target}? It goes into every prompt."
+    return f"{verb} {target} in tuibot's config folder?"
+
+
+def confirm_protected(verb: str) -> Callable[[dict[str, Any]], str | bool]:
+    """A ``confirm=`` rule: ask when the call's ``path`` lands in a protected folder.
+
+    A path the guard refuses needs no question: the tool itself refuses it.
+    """
+
+    def rule(arguments: dict[str, Any]) -> str | bool:
+        raw = arguments.get("path")
+        if not isinstance(raw, str):
+            return False
+        try:
+            target = resolve_in_workspace(raw)
+        except (OSError, ValueError):
+            return False
+        return protected_prompt(verb, target) or False
+
+    rule.__doc__ = f"Ask before a {verb.lower()} lands in one of tuibot's own folders."
+    return rule
+
+
+def atomic_write(target: Path, data: bytes) -> bool:
+    """Write ``data`` to ``target`` through a temporary file and ``os.replace``.
+
+    ``target`` must come from ``resolve_in_workspace``; missing parent folders are created
+    (they lie inside the workspace, as ``target`` does). An existing file keeps its
+    permission bits. Returns whether the file existed before. A reader never sees a half
+    written file, and a failure leaves the old file as it was.
+    """
+    existed = target.exists()
+    mode = target.stat().st_mode & 0o7777 if existed else 0o666
+    target.parent.mkdir(parents=True, exist_ok=True)
+    temp = target.with_name(f".{target.name}.{secrets.token_hex(4)}.tuibot-tmp")
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if existed:
+            os.chmod(temp, mode)  # the umask may have trimmed the old file's bits
+        os.replace(temp, target)
+    except BaseException:
+        temp.unlink(missing_ok=True)
+        raise
+    return existed
+
+
+def _real(path: Path) -> Path:
+    """The real absolute path (symlinks resolved as far as the path exists)."""
+    return Path(os.path.realpath(path.expanduser()))
