@@ -12,9 +12,9 @@ import os
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
-from tuibot.llm.errors import ModelError, from_openai_error
 from tuibot.llm.openai_client import NO_KEY
-from tuibot.llm.parts import StreamPart, parts_from_chunk
+from tuibot.llm.parts import StreamPart
+from tuibot.llm.streaming import chat_request, stream_parts
 
 if TYPE_CHECKING:
     from tuibot.settings import ProviderSettings
@@ -53,17 +53,9 @@ class LiteLLMClient:
         params: dict[str, Any],
     ) -> AsyncIterator[StreamPart]:
         """Stream one completion as parts; every failure becomes a ModelError."""
-        request: dict[str, Any] = {
-            **params,
-            "model": model,
-            "messages": messages,
-            "stream": True,
-            "stream_options": {"include_usage": True},
-            "timeout": self._provider.stream_timeout,
-            "num_retries": self._provider.max_retries,
-        }
-        if tools:
-            request["tools"] = tools
+        request = chat_request(model, messages, tools, params)
+        request["timeout"] = self._provider.stream_timeout
+        request["num_retries"] = self._provider.max_retries
         if self._provider.base_url:
             request["api_base"] = self._provider.base_url
         if self._api_key:
@@ -72,17 +64,12 @@ class LiteLLMClient:
             # A keyless self-hosted server: litellm's OpenAI route refuses to send a request
             # without some key. Cloud providers without base_url keep litellm's own env vars.
             request["api_key"] = NO_KEY
-        started = False
-        try:
-            stream = await self._litellm.acompletion(**request)
-            async for chunk in stream:
-                for part in parts_from_chunk(chunk):
-                    started = True
-                    yield part
-        except ModelError:
-            raise
-        except Exception as error:
-            raise from_openai_error(error, self.where, started) from error
+
+        async def open_stream() -> Any:
+            return await self._litellm.acompletion(**request)
+
+        async for part in stream_parts(open_stream, self.where):
+            yield part
 
     async def list_models(self) -> list[str]:
         """litellm has no portable listing; report the models it knows for this provider."""

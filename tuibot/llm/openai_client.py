@@ -11,8 +11,9 @@ import sys
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
-from tuibot.llm.errors import ModelError, from_openai_error
-from tuibot.llm.parts import StreamPart, parts_from_chunk
+from tuibot.llm.errors import from_openai_error
+from tuibot.llm.parts import StreamPart
+from tuibot.llm.streaming import chat_request, stream_parts
 
 if TYPE_CHECKING:
     from tuibot.settings import ProviderSettings
@@ -63,27 +64,13 @@ class OpenAIClient:
         params: dict[str, Any],
     ) -> AsyncIterator[StreamPart]:
         """Stream one completion as parts; every failure becomes a ModelError."""
-        request: dict[str, Any] = {
-            **params,
-            "model": model,
-            "messages": messages,
-            "stream": True,
-            "stream_options": {"include_usage": True},
-        }
-        if tools:
-            request["tools"] = tools
-        started = False
-        try:
-            stream = await self._client.chat.completions.create(**request)
-            async with stream:
-                async for chunk in stream:
-                    for part in parts_from_chunk(chunk):
-                        started = True
-                        yield part
-        except ModelError:
-            raise
-        except Exception as error:
-            raise from_openai_error(error, self.where, started) from error
+        request = chat_request(model, messages, tools, params)
+
+        async def open_stream() -> Any:
+            return await self._client.chat.completions.create(**request)
+
+        async for part in stream_parts(open_stream, self.where):
+            yield part
 
     async def list_models(self) -> list[str]:
         """Model ids from ``GET /models``."""
