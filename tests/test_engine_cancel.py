@@ -10,6 +10,7 @@ from engine_helpers import Recorder, ask, make_engine, sent_messages, write_tool
 from scripted_server import ScriptedServer, raw, text, tool_calls
 
 from tuibot import secrets
+from tuibot.approvals import Decision
 from tuibot.events import ApprovalDecided, ApprovalRequested, ToolFinished, ToolStarted
 
 SLEEPER = '''
@@ -130,4 +131,40 @@ async def test_a_secret_read_by_a_tool_is_masked(server: ScriptedServer, hermeti
     assert canary not in seen.of(ToolFinished)[0].output
     assert canary not in engine.chats.path(chat).read_text()
     assert canary not in str(sent_messages(server))
+    await engine.close()
+
+
+WHERE_RULE = '''
+from tuibot import resolve_in_workspace, tool
+
+def ask_in_workspace(arguments):
+    return "inside?" if resolve_in_workspace("marker.txt").exists() else False
+
+@tool(confirm=ask_in_workspace)
+def touch(name: str) -> str:
+    """Touch."""
+    return "touched"
+'''
+
+
+async def test_confirmation_rules_see_the_configured_workspace(
+    server: ScriptedServer, hermetic: Path
+) -> None:
+    workspace = hermetic / "elsewhere"
+    workspace.mkdir()
+    (workspace / "marker.txt").write_text("x")  # only in the configured workspace, not cwd
+    write_tool(hermetic / "home", "touch", WHERE_RULE)
+    engine = make_engine(server, tools__workspace=str(workspace))
+    seen = Recorder(engine)
+    engine.events.listen(
+        lambda e: (
+            isinstance(e, ApprovalRequested)
+            and engine.decide(e.request_id, Decision(False, reason="no"))
+        )
+    )
+    server.enqueue(tool_calls([("touch", '{"name": "a"}')]), text("ok"))
+
+    await ask(engine, engine.new_chat().id, "touch")
+
+    assert len(seen.of(ApprovalRequested)) == 1
     await engine.close()

@@ -272,7 +272,8 @@ def _may_ask(turn: Turn, call: PendingCall) -> bool:
     arguments = parse_arguments(call.arguments).value
     if arguments is None or validate_arguments(arguments, spec.parameters):
         return False  # refused without asking
-    return spec.confirmation_prompt(arguments) is not None
+    with use_workspace(turn.workspace):  # a path rule must resolve where the tool will run
+        return spec.confirmation_prompt(arguments) is not None
 
 
 async def _run_call(turn: Turn, call: PendingCall, cut_off: bool) -> None:
@@ -335,7 +336,8 @@ async def _confirmed_execute(turn: Turn, call: PendingCall, arguments: dict) -> 
     spec = turn.tools.runnable(call.name)  # disabled or gated: refused, never asked
     valid = spec is not None and not validate_arguments(arguments, spec.parameters)
     # An invalid call is refused by execute; never ask a person to approve it first.
-    prompt = spec.confirmation_prompt(arguments) if spec is not None and valid else None
+    with use_workspace(turn.workspace):
+        prompt = spec.confirmation_prompt(arguments) if spec is not None and valid else None
     if prompt is not None:
         allowed, reason = await turn.approve(call.id, call.name, arguments, prompt)
         if not allowed:
