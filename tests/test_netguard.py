@@ -13,10 +13,8 @@ import socket
 import pytest
 
 from tuibot.toolkit.netguard import (
-    ALLOW_LOOPBACK_ENV,
     Refused,
     address_problem,
-    allow_loopback_from_env,
     parse_ipv4_loose,
     parse_url,
     resolve_checked,
@@ -287,12 +285,3 @@ def test_address_problem_is_none_only_for_public_addresses() -> None:
     assert address_problem(ipaddress.ip_address("2a00:1450::1")) is None
     assert address_problem(ipaddress.ip_address("127.0.0.1"), allow_loopback=True) is None
     assert "loopback" in (address_problem(ipaddress.ip_address("127.0.0.1")) or "")
-
-
-@pytest.mark.parametrize(
-    ("value", "expected"),
-    [("1", True), ("true", True), ("YES", True), (" on ", True), ("0", False), ("", False)],
-)
-def test_allow_loopback_env(value: str, expected: bool) -> None:
-    assert allow_loopback_from_env({ALLOW_LOOPBACK_ENV: value}) is expected
-    assert allow_loopback_from_env({}) is False

@@ -16,15 +16,20 @@ import time
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import httpx
 import pytest
+from engine_helpers import Recorder, ask, make_engine
+from scripted_replies import text, tool_calls
+from scripted_server import ScriptedServer
 
+from tuibot.events import ToolFinished
 from tuibot.paths import bundled_dir
 from tuibot.toolkit import ToolRegistry, load_tool_folder
-from tuibot.toolkit.netguard import ALLOW_LOOPBACK_ENV
+from tuibot.toolkit.scope import ToolScope, use_scope
 from tuibot.toolkit.webclient import FetchPolicy, open_url
 from tuibot.toolkit.webtools import fetch_page, http_call
 
@@ -481,18 +486,37 @@ def test_confirmation_only_for_unsafe_methods(registry: ToolRegistry) -> None:
     assert web is not None and web.confirmation_prompt({"url": "u"}) is None
 
 
-async def test_plugins_read_the_loopback_switch(
-    registry: ToolRegistry, local: Local, monkeypatch: pytest.MonkeyPatch
+async def test_plugins_read_the_loopback_switch_from_the_scope(
+    registry: ToolRegistry, local: Local, tmp_path: Path
 ) -> None:
     refused = await registry.execute("web_fetch", {"url": local.url("/page")})
     assert not refused.ok and "loopback" in refused.output
-    monkeypatch.setenv(ALLOW_LOOPBACK_ENV, "1")
-    fetched = await registry.execute("web_fetch", {"url": local.url("/page"), "max_chars": 20})
+    with use_scope(ToolScope(tmp_path, allow_loopback=True)):
+        fetched = await registry.execute("web_fetch", {"url": local.url("/page"), "max_chars": 20})
+        answered = await registry.execute("http_request", {"url": local.url("/json")})
+        bad = await registry.execute("web_fetch", {"url": "file:///etc/passwd"})
     assert fetched.ok and "[truncated at 20 characters" in fetched.output
-    answered = await registry.execute("http_request", {"url": local.url("/json")})
     assert answered.ok and "HTTP 200 OK" in answered.output
-    bad = await registry.execute("web_fetch", {"url": "file:///etc/passwd"})
     assert not bad.ok and "not http:// or https://" in bad.output
+    after = await registry.execute("web_fetch", {"url": local.url("/page")})
+    assert not after.ok and "loopback" in after.output  # the scope ended with the block
+
+
+@pytest.mark.parametrize("allowed", [False, True])
+async def test_the_allow_loopback_setting_reaches_a_turns_tools(
+    server: ScriptedServer, local: Local, allowed: bool
+) -> None:
+    engine = make_engine(server, tools__allow_loopback=allowed)
+    seen = Recorder(engine)
+    url = local.url("/page")
+    server.enqueue(tool_calls([("web_fetch", json.dumps({"url": url}))]), text("done"))
+
+    await ask(engine, engine.new_chat().id, "fetch it")
+
+    [finished] = seen.of(ToolFinished)
+    assert finished.ok is allowed
+    assert ("loopback" in finished.output) is not allowed
+    await engine.close()
 
 
 def test_tool_files_do_not_import_httpx() -> None:

@@ -261,7 +261,7 @@ class Engine:
         self.chats.append(chat, [user])  # durable before the model is called
         history = [*loaded.messages, user]
         self.events.publish(TurnStarted(chat, turn_id, loaded.meta.bot, route.model))
-        workspace = self.settings.workspace_path()
+        scope = self.settings.tool_scope()
         return Turn(
             chat=chat,
             turn_id=turn_id,
@@ -271,7 +271,7 @@ class Engine:
             params={**route.provider.params, **agent.params},
             system_prompt=build_system_prompt(
                 bot=loaded.meta.bot,
-                workspace=workspace,
+                workspace=scope.workspace,
                 prompt_dirs=[config_home()],
                 instructions=agent.instructions,
             ),
@@ -280,7 +280,7 @@ class Engine:
             allowed_tools=agent.tools or None,
             max_rounds=agent.max_rounds,
             history_limit=agent.history_limit,
-            workspace=workspace,
+            scope=scope,
             persist=lambda messages: self.chats.append(chat, _redacted(messages)),
             emit=self.events.publish,
             approve=lambda call_id, name, args, prompt: self._approve(chat, name, args, prompt),
@@ -331,7 +331,7 @@ class Engine:
         """What slash commands may use."""
         return SlashContext(
             tools=self.tools,
-            workspace=self.settings.workspace_path(),
+            scope=self.settings.tool_scope(),
             new_chat=lambda: self.new_chat().id,
         )
 

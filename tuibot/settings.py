@@ -19,10 +19,14 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tuibot import paths
 from tuibot.settings_layers import Layers, edit_document
+
+if TYPE_CHECKING:
+    from tuibot.toolkit.scope import ToolScope
+
 from tuibot.settings_schema import (
     DERIVED,
     META,
@@ -122,6 +126,9 @@ class ToolsSettings:
     """Folder the file tools work in; "" = the directory tuibot was started in."""
     confirm_timeout: float = field(default=300.0, metadata=rules(gt=0))
     """Seconds an approval may wait for an answer before it is denied."""
+    allow_loopback: bool = False
+    """Let web_fetch and http_request reach this machine (127.0.0.1, ::1), for your own
+    local services; private networks and cloud metadata stay refused."""
 
 
 @dataclass(frozen=True)
@@ -165,6 +172,12 @@ class Settings:
         if not self.tools.workspace:
             return self.cwd
         return self.config_dir / Path(self.tools.workspace).expanduser()
+
+    def tool_scope(self) -> ToolScope:
+        """What every tool call of a turn runs under (workspace, network policy)."""
+        from tuibot.toolkit.scope import ToolScope
+
+        return ToolScope(self.workspace_path(), allow_loopback=self.tools.allow_loopback)
 
     def as_dict(self) -> dict[str, Any]:
         """The effective values as a plain nested dict (config keys only, no origins)."""

@@ -12,12 +12,11 @@ import json
 import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from tuibot.events import CommandOutput
 from tuibot.toolkit.registry import ToolRegistry
-from tuibot.toolkit.workspace import use_workspace
+from tuibot.toolkit.scope import ToolScope, use_scope
 
 BUILTIN_HELP = {
     "/new": "start a fresh chat (the current one is kept)",
@@ -37,7 +36,7 @@ class SlashContext:
     """What commands may use."""
 
     tools: ToolRegistry
-    workspace: Path
+    scope: ToolScope
     new_chat: Callable[[], str]
 
 
@@ -75,7 +74,7 @@ async def run_command(context: SlashContext, chat: str, text: str) -> CommandOut
         arguments = parse_arguments(tokens)
     except ValueError as error:
         return CommandOutput(chat, f"/{name}", False, f"/{name}: {error}.")
-    with use_workspace(context.workspace):
+    with use_scope(context.scope):
         result = await context.tools.execute(name, arguments)
     return CommandOutput(chat, f"/{name}", result.ok, result.output)
 

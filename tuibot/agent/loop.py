@@ -12,7 +12,6 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from tuibot.agent.calls import CallAccumulator, PendingCall, new_call_id, parse_arguments
@@ -44,8 +43,8 @@ from tuibot.llm.text_tools import extract_text_tool_calls
 from tuibot.secrets import redact
 from tuibot.store.history import interrupted_result
 from tuibot.toolkit.registry import ERROR_HINT, ToolRegistry, ToolResult
+from tuibot.toolkit.scope import ToolScope, use_scope
 from tuibot.toolkit.validate import validate_arguments
-from tuibot.toolkit.workspace import use_workspace
 
 log = logging.getLogger("tuibot.agent")
 
@@ -78,7 +77,8 @@ class Turn:
     allowed_tools: list[str] | None
     max_rounds: int
     history_limit: int
-    workspace: Path
+    scope: ToolScope
+    """Workspace and policy the turn's tools run under."""
     persist: Callable[[list[dict[str, Any]]], None]
     emit: Callable[[Event], None]
     approve: Approver
@@ -272,7 +272,7 @@ def _may_ask(turn: Turn, call: PendingCall) -> bool:
     arguments = parse_arguments(call.arguments).value
     if arguments is None or validate_arguments(arguments, spec.parameters):
         return False  # refused without asking
-    with use_workspace(turn.workspace):  # a path rule must resolve where the tool will run
+    with use_scope(turn.scope):  # a path rule must resolve where the tool will run
         return spec.confirmation_prompt(arguments) is not None
 
 
@@ -336,11 +336,11 @@ async def _confirmed_execute(turn: Turn, call: PendingCall, arguments: dict) -> 
     spec = turn.tools.runnable(call.name)  # disabled or gated: refused, never asked
     valid = spec is not None and not validate_arguments(arguments, spec.parameters)
     # An invalid call is refused by execute; never ask a person to approve it first.
-    with use_workspace(turn.workspace):
+    with use_scope(turn.scope):
         prompt = spec.confirmation_prompt(arguments) if spec is not None and valid else None
     if prompt is not None:
         allowed, reason = await turn.approve(call.id, call.name, arguments, prompt)
         if not allowed:
             return ToolResult(False, f"Denied by the user: {reason}. {DENIED_HINT}")
-    with use_workspace(turn.workspace):
+    with use_scope(turn.scope):
         return await turn.tools.execute(call.name, arguments)

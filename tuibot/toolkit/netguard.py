@@ -13,18 +13,14 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
-import os
 import re
 import socket
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 Resolver = Callable[[str, int], list[str]]
 """``(host, port) -> addresses`` as text; blocking, so it runs in a worker thread."""
-
-ALLOW_LOOPBACK_ENV = "TUIBOT_TOOLS__ALLOW_LOOPBACK"
-"""Until the ``tools.allow_loopback`` setting is wired, the tools read this variable."""
 
 _METADATA_ADDRESSES = frozenset(
     ipaddress.ip_address(a) for a in ("169.254.169.254", "fd00:ec2::254", "100.100.100.200")
@@ -340,9 +336,3 @@ def _refuse_if(target: Target, address: IPAddress, allow_loopback: bool) -> None
     if problem is not None:
         via = "" if target.literal is not None else f" ({target.host} resolves to it)"
         raise Refused(f"{target.url} refused: {problem}{via}")
-
-
-def allow_loopback_from_env(environ: Mapping[str, str] | None = None) -> bool:
-    """Whether ``TUIBOT_TOOLS__ALLOW_LOOPBACK`` is set to a true value (1, true, yes, on)."""
-    value = (os.environ if environ is None else environ).get(ALLOW_LOOPBACK_ENV, "")
-    return value.strip().lower() in {"1", "true", "yes", "on"}

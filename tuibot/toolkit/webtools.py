@@ -14,7 +14,8 @@ import re
 from contextlib import aclosing
 from dataclasses import replace
 
-from tuibot.toolkit.netguard import Refused, allow_loopback_from_env
+from tuibot.toolkit.netguard import Refused
+from tuibot.toolkit.scope import loopback_allowed
 from tuibot.toolkit.webclient import Fetched, FetchError, FetchPolicy, open_url
 
 MAX_CHARS = 50_000
@@ -43,7 +44,7 @@ def untrusted_line(url: str) -> str:
 
 def default_policy() -> FetchPolicy:
     """The tools' policy: loopback only when the user switched it on."""
-    return FetchPolicy(allow_loopback=allow_loopback_from_env())
+    return FetchPolicy(allow_loopback=loopback_allowed())
 
 
 def text_kind(media_type: str) -> str | None:
