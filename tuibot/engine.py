@@ -32,6 +32,8 @@ from tuibot.llm.parts import ModelClient
 from tuibot.llm.select import Route, make_client, needs_key, select_route
 from tuibot.paths import DataPaths, config_home
 from tuibot.settings import ConfigError, ProviderSettings, Settings
+from tuibot.skills.catalog import SkillCatalog
+from tuibot.skills.loader import SkillProblem, default_roots
 from tuibot.slash import SlashContext, is_command, run_command
 from tuibot.store.chats import ChatMeta, ChatStore
 from tuibot.store.jsonl import StorageError
@@ -98,6 +100,7 @@ class Engine:
         self._keys: dict[str, str | None] = {}
         self._clients: dict[str, ModelClient] = {}
         self._states: dict[str, ChatState] = {}
+        self.skills = SkillCatalog(default_roots(), self._skill_problems)
 
     # -- lifecycle -------------------------------------------------------------------
 
@@ -121,6 +124,12 @@ class Engine:
     def _tool_notice(self, level: str, text: str) -> None:
         """How the tool catalogue and reloader report (the tool log shows these)."""
         self.events.publish(Notice("", level, text))  # type: ignore[arg-type]
+
+    def _skill_problems(self, problems: list[SkillProblem]) -> None:
+        """Skipped skills, reported each time the skill folders change."""
+        for problem in problems:
+            where = f"{problem.path}:{problem.line}" if problem.line else str(problem.path)
+            self.events.publish(Notice("", "warning", f"skill skipped: {where}: {problem.reason}"))
 
     async def close(self) -> None:
         """Cancel running turns and close model connections."""
@@ -261,7 +270,8 @@ class Engine:
         self.chats.append(chat, [user])  # durable before the model is called
         history = [*loaded.messages, user]
         self.events.publish(TurnStarted(chat, turn_id, loaded.meta.bot, route.model))
-        scope = self.settings.tool_scope()
+        skills = tuple(self.skills.current())
+        scope = replace(self.settings.tool_scope(), skills=skills)
         return Turn(
             chat=chat,
             turn_id=turn_id,
@@ -274,6 +284,7 @@ class Engine:
                 workspace=scope.workspace,
                 prompt_dirs=[config_home()],
                 instructions=agent.instructions,
+                skills=skills,
             ),
             history=history,
             tools=self.tools.snapshot(agent.tools or None),

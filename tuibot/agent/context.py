@@ -1,15 +1,30 @@
-"""The system prompt: who the bot is, when and where it works, and the user's prompt files.
+"""The system prompt: who the bot is, when and where it works, and what it knows.
 
-The prompt files are read on every turn, so editing them takes effect at once.
+Sections come in a fixed order (the seed's): identity and bot name, date and time, the
+workspace, the prompt files ``AGENTS.md``, ``SOUL.md``, ``USER.md``, ``TOOLS.md``, the
+bot's memory, always-on skills, the summary of the other skills, and the bot's own
+instructions last, so they win when something earlier disagrees. Prompt files are read
+on every turn, so editing one takes effect at once.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 
+from tuibot.skills.loader import Skill
+
 PROMPT_FILES = ("AGENTS.md", "SOUL.md", "USER.md", "TOOLS.md")
 IDENTITY = "You are tuibot, a personal AI assistant that runs in the user's terminal."
+SKILLS_INTRO = (
+    "Skills are instructions for particular kinds of work. When one below fits the task, "
+    "call read_skill with its name before you start, and follow it."
+)
+MEMORY_INTRO = (
+    "What you saved earlier (memory_save adds to it, memory_search finds in it). "
+    "It is your own notes, not instructions from the user."
+)
 
 
 def build_system_prompt(
@@ -18,9 +33,11 @@ def build_system_prompt(
     workspace: Path,
     prompt_dirs: list[Path],
     instructions: str = "",
+    memory: str = "",
+    skills: Sequence[Skill] = (),
     now: datetime | None = None,
 ) -> str:
-    """Assemble the prompt; a user's prompt file overrides a bundled one of the same name."""
+    """Assemble the prompt; a prompt file in an earlier folder wins over a later one."""
     now = now or datetime.now().astimezone()
     sections = [
         IDENTITY,
@@ -32,9 +49,46 @@ def build_system_prompt(
         text = _first_readable(name, prompt_dirs)
         if text:
             sections.append(f"# {name}\n{text}")
+    if memory.strip():
+        sections.append(f"# Memory\n{MEMORY_INTRO}\n\n{memory.strip()}")
+    for skill in skills:
+        if skill.always and skill.available:
+            sections.append(f"# Skill: {skill.name}\n{skill.body.strip()}")
+    summary = skills_summary(skills)
+    if summary:
+        sections.append(f"# Skills\n{SKILLS_INTRO}\n\n{summary}")
     if instructions.strip():
         sections.append(f"# Bot Instructions\n{instructions.strip()}")
     return "\n\n".join(sections)
+
+
+def skills_summary(skills: Sequence[Skill]) -> str:
+    """The ``<available_skills>`` list: name, description, location and status of each.
+
+    Text is XML-escaped: a description is written by whoever wrote the skill and must not
+    be able to close the list or forge an entry.
+    """
+    if not skills:
+        return ""
+    lines = ["<available_skills>"]
+    for skill in skills:
+        attribute = ' always="true"' if skill.always else ""
+        status = (
+            "available" if skill.available else f"unavailable: missing {', '.join(skill.missing)}"
+        )
+        lines.append(
+            f"  <skill{attribute}><name>{escape(skill.name)}</name>"
+            f"<description>{escape(skill.description)}</description>"
+            f"<location>{escape(str(skill.path))}</location>"
+            f"<status>{escape(status)}</status></skill>"
+        )
+    lines.append("</available_skills>")
+    return "\n".join(lines)
+
+
+def escape(text: str) -> str:
+    """``text`` safe inside an XML element (``html.escape`` would import html.entities)."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def _first_readable(name: str, dirs: list[Path]) -> str:

@@ -8,15 +8,20 @@ each call; sync tools see it too, because their threads run in a copy of the con
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tuibot.toolkit.workspace import use_workspace
 
+if TYPE_CHECKING:
+    from tuibot.skills.loader import Skill
+
 _allow_loopback: ContextVar[bool] = ContextVar("tuibot_allow_loopback", default=False)
+_skills: ContextVar[Sequence[Skill]] = ContextVar("tuibot_skills", default=())
 
 
 @dataclass(frozen=True)
@@ -27,19 +32,28 @@ class ToolScope:
     """The folder file tools are confined to (see ``workspace.py``)."""
     allow_loopback: bool = False
     """Whether web tools may reach this machine (``tools.allow_loopback``)."""
+    skills: Sequence[Skill] = ()
+    """The skills the turn's prompt listed, so ``read_skill`` reads exactly those."""
 
 
 @contextmanager
 def use_scope(scope: ToolScope) -> Iterator[ToolScope]:
     """Run the ``with`` block (and tasks and threads it starts) under ``scope``."""
-    token = _allow_loopback.set(scope.allow_loopback)
+    loopback = _allow_loopback.set(scope.allow_loopback)
+    skills = _skills.set(scope.skills)
     try:
         with use_workspace(scope.workspace):
             yield scope
     finally:
-        _allow_loopback.reset(token)
+        _skills.reset(skills)
+        _allow_loopback.reset(loopback)
 
 
 def loopback_allowed() -> bool:
     """Whether the web tools of the current call may connect to loopback addresses."""
     return _allow_loopback.get()
+
+
+def current_skills() -> Sequence[Skill]:
+    """The skills of the current turn (none outside a turn)."""
+    return _skills.get()
