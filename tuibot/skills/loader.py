@@ -1,7 +1,7 @@
-"""Find and parse skills (folders holding SKILL.md) without a YAML dependency.
+"""Find and load skills: folders holding a SKILL.md, bundled and the user's.
 
-Skills use a small subset of YAML frontmatter; a tiny parser keeps start-up fast and lets
-unknown fields (license, metadata, ...) pass through as raw values instead of failing.
+Unknown frontmatter fields (``license``, ``allowed-tools``, ``metadata`` ...) are kept
+as they were written, not rejected, so skills made for other tools load as they are.
 """
 
 from __future__ import annotations
@@ -12,14 +12,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tuibot.skills.frontmatter import FrontmatterError, parse_frontmatter
 
-class FrontmatterError(ValueError):
-    """A SKILL.md whose frontmatter can't be read; carries the 1-based line."""
-
-    def __init__(self, line: int, reason: str) -> None:
-        super().__init__(reason)
-        self.line = line
-        self.reason = reason
+__all__ = ["FrontmatterError", "Skill", "SkillProblem", "load_skill", "load_skills"]
 
 
 @dataclass(frozen=True)
@@ -50,81 +45,6 @@ class Skill:
         return not self.missing
 
 
-def _scalar(text: str) -> Any:
-    """One YAML-ish scalar: quoted string, bool, inline list, or plain string."""
-    text = text.strip()
-    if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'":
-        return text[1:-1]
-    if text.lower() in ("true", "yes"):
-        return True
-    if text.lower() in ("false", "no"):
-        return False
-    if text.startswith("[") and text.endswith("]"):
-        inner = text[1:-1].strip()
-        return [_scalar(part) for part in inner.split(",")] if inner else []
-    return text
-
-
-def _indent(line: str) -> int:
-    return len(line) - len(line.lstrip(" "))
-
-
-def _parse_block(lines: list[tuple[int, str]], base: int) -> dict[str, Any]:
-    """Parse `key: value` lines at indent `base`, with nested maps and block lists."""
-    result: dict[str, Any] = {}
-    i = 0
-    while i < len(lines):
-        number, line = lines[i]
-        if _indent(line) != base:
-            raise FrontmatterError(number, "unexpected indentation")
-        key, sep, rest = line.strip().partition(":")
-        if not sep or not key:
-            raise FrontmatterError(number, f"expected 'key: value', got {line.strip()!r}")
-        j = i + 1
-        while j < len(lines) and _indent(lines[j][1]) > base:
-            j += 1
-        child = lines[i + 1 : j]
-        if rest.strip():
-            if child:
-                raise FrontmatterError(child[0][0], "unexpected indentation")
-            result[key.strip()] = _scalar(rest)
-        elif child and child[0][1].strip().startswith("- "):
-            items = []
-            for n, item in child:
-                if not item.strip().startswith("- "):
-                    raise FrontmatterError(n, "mixed list and map")
-                items.append(_scalar(item.strip()[2:]))
-            result[key.strip()] = items
-        elif child:
-            result[key.strip()] = _parse_block(child, _indent(child[0][1]))
-        else:
-            result[key.strip()] = ""
-        i = j
-    return result
-
-
-def parse_frontmatter(text: str) -> tuple[dict[str, Any], str, int]:
-    """Split SKILL.md text into (fields, body, body start line); raise FrontmatterError."""
-    lines = text.splitlines()
-    if not lines or lines[0].strip() != "---":
-        raise FrontmatterError(1, "no frontmatter (the file must start with '---')")
-    for end in range(1, len(lines)):
-        if lines[end].strip() == "---":
-            break
-    else:
-        raise FrontmatterError(1, "unclosed frontmatter (no closing '---')")
-    raw = [
-        (n + 1, lines[n])
-        for n in range(1, end)
-        if lines[n].strip() and not lines[n].lstrip().startswith("#")
-    ]
-    for number, line in raw:
-        if "\t" in line[: _indent(line) + 1]:
-            raise FrontmatterError(number, "tabs are not allowed for indentation")
-    fields = _parse_block(raw, 0) if raw else {}
-    return fields, "\n".join(lines[end + 1 :]).strip() + "\n", end + 2
-
-
 def _as_list(value: Any) -> list[str]:
     if value in (None, ""):
         return []
@@ -140,6 +60,17 @@ def _missing(requires: Any) -> tuple[str, ...]:
     return tuple(bins + envs)
 
 
+def _vendor_section(metadata: Any) -> dict[str, Any]:
+    """``metadata.<tool>`` of a skill written for another assistant (OpenClaw keeps
+    ``requires`` and ``always`` there); top-level fields win over it."""
+    if not isinstance(metadata, dict):
+        return {}
+    for value in metadata.values():
+        if isinstance(value, dict) and ("requires" in value or "always" in value):
+            return value
+    return {}
+
+
 def load_skill(folder: Path, source: str) -> Skill:
     """Load one skill folder; raise FrontmatterError for a malformed SKILL.md."""
     path = folder / "SKILL.md"
@@ -148,8 +79,9 @@ def load_skill(folder: Path, source: str) -> Skill:
     if not isinstance(description, str) or not description.strip():
         raise FrontmatterError(1, "missing description")
     name = str(fields.pop("name", "") or folder.name)
-    always = fields.pop("always", False) is True
-    requires = fields.pop("requires", None)
+    vendor = _vendor_section(fields.get("metadata"))
+    always = fields.pop("always", vendor.get("always", False)) is True
+    requires = fields.pop("requires", vendor.get("requires"))
     return Skill(name, description.strip(), body, path, source, always, _missing(requires), fields)
 
 
