@@ -115,10 +115,11 @@ class Engine:
         self.tool_catalog.load_all()
 
     def start_reloader(self) -> None:
-        """Hot-reload tools and the tool state file (call after ``load_tools``, in a loop)."""
+        """Hot-reload tools, the tool state file and skills (after ``load_tools``, in a loop)."""
         from tuibot.toolkit.reload import ToolReloader
 
-        self.tool_reloader = ToolReloader(self.tool_catalog)
+        skill_folders = [(folder, self.skills.current) for _, folder in self.skills.roots]
+        self.tool_reloader = ToolReloader(self.tool_catalog, also=skill_folders)
         self.tool_reloader.start()
 
     def _tool_notice(self, level: str, text: str) -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from tuibot.toolkit.catalog import ToolCatalog
@@ -30,8 +30,17 @@ LOAD_TIMEOUT = 10.0
 class ToolReloader:
     """Watches the catalogue's folders and state file; ``start()`` once, ``stop()`` at exit."""
 
-    def __init__(self, catalog: ToolCatalog, *, debounce_ms: int = DEBOUNCE_MS) -> None:
+    def __init__(
+        self,
+        catalog: ToolCatalog,
+        *,
+        debounce_ms: int = DEBOUNCE_MS,
+        also: Sequence[tuple[Path, Callable[[], object]]] = (),
+    ) -> None:
         self.catalog = catalog
+        self.also = list(also)
+        """Other folders to watch, each with what to call when something in it changes
+        (the skill folders: re-read them at once, so a broken skill is reported on save)."""
         self.debounce_ms = debounce_ms
         self._stop = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
@@ -54,6 +63,7 @@ class ToolReloader:
     def roots(self) -> list[Path]:
         """What to watch: each folder, or its nearest existing ancestor if not created yet."""
         wanted = [folder for folder, _ in self.catalog.folders]
+        wanted += [folder for folder, _ in self.also]
         if self.catalog.state_file is not None:
             wanted.append(self.catalog.state_file.parent)
         roots: list[Path] = []
@@ -66,7 +76,7 @@ class ToolReloader:
 
     def relevant(self, path: Path) -> bool:
         """A change inside a tools folder, or to the state file itself."""
-        if path == self.catalog.state_file:
+        if path == self.catalog.state_file or self._also_for(path) is not None:
             return True
         return self.catalog.entry_for(path) is not None and "__pycache__" not in path.parts
 
@@ -96,7 +106,11 @@ class ToolReloader:
         """Reload the entries these changed paths belong to; re-read the state if touched."""
         entries: dict[Path, str] = {}
         state_changed = False
+        callbacks: list[Callable[[], object]] = []
         for path in paths:
+            callback = self._also_for(path)
+            if callback is not None and callback not in callbacks:
+                callbacks.append(callback)
             if path == self.catalog.state_file:
                 state_changed = True
             found = self.catalog.entry_for(path)
@@ -106,6 +120,15 @@ class ToolReloader:
             await self._guarded(entry, lambda e=entry, s=source: self.catalog.refresh(e, s))
         if state_changed:
             await self._guarded(self.catalog.state_file, self.catalog.apply_state)
+        for callback in callbacks:
+            await self._guarded(None, callback)
+
+    def _also_for(self, path: Path) -> Callable[[], object] | None:
+        """The callback of the extra folder ``path`` lies in, if any."""
+        for folder, callback in self.also:
+            if path.is_relative_to(folder):
+                return callback
+        return None
 
     async def _guarded(self, what: Path | None, action: object) -> None:
         """Run one reload step off the loop, time-limited; report instead of raising."""
