@@ -60,6 +60,15 @@ Approver = Callable[[str, str, dict[str, Any], str], Awaitable[tuple[bool, str]]
 """(call_id, tool name, arguments, prompt) -> (allowed, reason)."""
 
 
+StepHook = Callable[["Turn"], Awaitable[list[dict[str, Any]]]]
+"""Runs before every model call. It may wait (work paused at a limit, until a human
+decides) and returns messages that arrived for this chat meanwhile, already stored, for
+the loop to add to the history the call sees. To stop the turn, cancel its task."""
+
+UsageHook = Callable[[Usage], None]
+"""Told the usage (tokens, cost) of each finished model call, for limits and budgets."""
+
+
 @dataclass
 class Turn:
     """All a turn needs; built by the engine for each input."""
@@ -83,6 +92,8 @@ class Turn:
     emit: Callable[[Event], None]
     approve: Approver
     trace: dict[str, Any] = field(default_factory=dict)
+    before_step: StepHook | None = None
+    on_usage: UsageHook | None = None
     partial: str = ""
     """Answer text of the round now streaming (kept if the turn is cancelled)."""
     partial_reasoning: str = ""
@@ -109,8 +120,12 @@ async def run_turn(turn: Turn) -> TurnFinished:
     turn.trace.setdefault("tool_calls", [])
     try:
         for _ in range(turn.max_rounds):
+            if turn.before_step is not None:
+                turn.history.extend(await turn.before_step(turn))
             result = await _model_round(turn)
             total += result.usage
+            if turn.on_usage is not None:
+                turn.on_usage(result.usage)
             if result.error is not None or result.finish is None:
                 return _interrupted(turn, result, total, turn.answer + result.text)
             turn.answer += result.text
