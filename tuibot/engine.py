@@ -272,7 +272,14 @@ class Engine:
         history = [*loaded.messages, user]
         self.events.publish(TurnStarted(chat, turn_id, loaded.meta.bot, route.model))
         skills = tuple(self.skills.current())
-        scope = replace(self.settings.tool_scope(), skills=skills)
+        scope = replace(
+            self.settings.tool_scope(),
+            skills=skills,
+            chat=chat,
+            turn=turn_id,
+            bot=loaded.meta.bot,
+            services=self,
+        )
         return Turn(
             chat=chat,
             turn_id=turn_id,

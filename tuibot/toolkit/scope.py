@@ -1,7 +1,7 @@
 """What a tool call may depend on besides its arguments, set around every call.
 
 One process runs many chats at once, each with its own workspace and policy, so these
-live in context variables rather than globals: the engine builds a ``ToolScope`` for a
+live in a context variable rather than globals: the engine builds a ``ToolScope`` for a
 turn and the loop (or a slash command) enters it around each confirmation check and
 each call; sync tools see it too, because their threads run in a copy of the context.
 """
@@ -13,20 +13,19 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from tuibot.toolkit.workspace import use_workspace
 
 if TYPE_CHECKING:
     from tuibot.skills.loader import Skill
 
-_allow_loopback: ContextVar[bool] = ContextVar("tuibot_allow_loopback", default=False)
-_skills: ContextVar[Sequence[Skill]] = ContextVar("tuibot_skills", default=())
+_scope: ContextVar[ToolScope | None] = ContextVar("tuibot_tool_scope", default=None)
 
 
 @dataclass(frozen=True)
 class ToolScope:
-    """The settings a turn's tools run under."""
+    """The settings and the place a turn's tools run under."""
 
     workspace: Path
     """The folder file tools are confined to (see ``workspace.py``)."""
@@ -34,26 +33,40 @@ class ToolScope:
     """Whether web tools may reach this machine (``tools.allow_loopback``)."""
     skills: Sequence[Skill] = ()
     """The skills the turn's prompt listed, so ``read_skill`` reads exactly those."""
+    chat: str = ""
+    """The chat the turn belongs to ("" outside a turn, e.g. a slash command's)."""
+    turn: str = ""
+    """The turn's id."""
+    bot: str = ""
+    """The bot the turn speaks as."""
+    services: Any = None
+    """Engine services for the engine's own tools (memory, delegation); None in tests
+    that run plugins alone."""
 
 
 @contextmanager
 def use_scope(scope: ToolScope) -> Iterator[ToolScope]:
     """Run the ``with`` block (and tasks and threads it starts) under ``scope``."""
-    loopback = _allow_loopback.set(scope.allow_loopback)
-    skills = _skills.set(scope.skills)
+    token = _scope.set(scope)
     try:
         with use_workspace(scope.workspace):
             yield scope
     finally:
-        _skills.reset(skills)
-        _allow_loopback.reset(loopback)
+        _scope.reset(token)
+
+
+def current_scope() -> ToolScope | None:
+    """The scope of the current call, or None outside one."""
+    return _scope.get()
 
 
 def loopback_allowed() -> bool:
     """Whether the web tools of the current call may connect to loopback addresses."""
-    return _allow_loopback.get()
+    scope = _scope.get()
+    return scope is not None and scope.allow_loopback
 
 
 def current_skills() -> Sequence[Skill]:
     """The skills of the current turn (none outside a turn)."""
-    return _skills.get()
+    scope = _scope.get()
+    return scope.skills if scope is not None else ()
