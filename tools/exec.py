@@ -1,0 +1,175 @@
+"""Bundled tool: run a shell command in the workspace, after a human said yes.
+
+The boundary is the confirmation: every command is shown in full and runs only when the
+user allows it, and it runs exactly as shown — the approved string goes to ``/bin/sh -c``
+unchanged (tuibot never re-splits or expands it), in the workspace, with stdin closed.
+
+The blocked patterns below are a speed bump, not a sandbox: they stop the obvious
+disasters (``rm -rf /``, ``mkfs``, writing to a disk device, shutting the machine down, a
+fork bomb) before anyone is even asked, so a tired "y" cannot wipe a disk. A determined
+command can always be phrased to slip past a pattern, which is why confirmation stays on.
+Patterns match whole words, so ``rm -rf ./build`` or ``grep shutdown notes.txt`` are not
+blocked.
+
+A timeout or an interrupted turn kills the command's whole process group (children and
+grandchildren too), and only the last 200 KB of output is kept (errors are at the end).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import re
+import signal
+from typing import Annotated
+
+from tuibot import Param, tool
+from tuibot.toolkit.workspace import current_workspace
+
+OUTPUT_LIMIT = 200 * 1024
+"""Bytes of output kept: the tail, where errors and results usually are."""
+KILL_GRACE = 2.0
+"""Seconds between SIGTERM and SIGKILL for the process group."""
+
+_ROOTISH = r"(?:/|/\*|~|~/|~/\*|\$HOME|\$HOME/|\$HOME/\*|\*|\.\.?/?)"
+BLOCKED: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (reason, re.compile(pattern, re.IGNORECASE))
+    for reason, pattern in (
+        (
+            "recursive delete of /, ~ or everything",
+            r"\brm\s+(?:-[a-z]*\s+)*-[a-z]*(?:r[a-z]*f|f[a-z]*r)[a-z]*\s+(?:--\s+)?"
+            + _ROOTISH
+            + r"(?:\s|;|&|\||$)",
+        ),
+        ("recursive delete with --no-preserve-root", r"--no-preserve-root\b"),
+        ("formatting a filesystem", r"(?:^|[;&|]\s*|\s)(?:sudo\s+)?mkfs(?:\.\w+)?\b"),
+        ("writing to a disk device with dd", r"\bdd\b[^;&|]*\bof=/dev/(?!null\b|zero\b)"),
+        ("writing to a disk device", r">\s*/dev/(?:sd|hd|nvme|vd|xvd|mmcblk|disk)\w*"),
+        (
+            "shutting down or rebooting the machine",
+            r"(?:^|[;&|]\s*|\bsudo\s+)(?:shutdown|reboot|poweroff|halt|init\s+[06])\b",
+        ),
+        ("a fork bomb", r":\s*\(\s*\)\s*\{[^}]*:\s*\|\s*:\s*&[^}]*\}\s*;?\s*:"),
+        ("formatting a Windows disk", r"(?:^|[;&|]\s*)(?:format\s+[a-z]:|diskpart\b)"),
+        ("recursive delete on Windows", r"\b(?:del\s+/[fsq]|rmdir\s+/s|rd\s+/s)\b"),
+    )
+)
+"""(reason, pattern) pairs refused before anyone is asked."""
+
+
+def blocked_reason(command: str) -> str | None:
+    """Why ``command`` is refused outright, or None."""
+    for reason, pattern in BLOCKED:
+        if pattern.search(command):
+            return reason
+    return None
+
+
+def _confirm(arguments: dict[str, object]) -> str | None:
+    """Ask with the full command; a blocked command is refused without asking."""
+    command = str(arguments.get("command", ""))
+    if blocked_reason(command) is not None:
+        return None
+    return f"Run this shell command in {current_workspace()}?\n  {command}\n"
+
+
+@tool(confirm=_confirm)
+async def exec(
+    command: str,
+    timeout: Annotated[int, Param(ge=1, le=600)] = 60,
+) -> str:
+    """Run a shell command (sh -c) in the workspace and return its output and exit code.
+
+    The user sees the exact command and must allow it. Output (stdout and stderr
+    together) is cut to its last 200 KB.
+
+    Args:
+        command: The command line, exactly as it should run in /bin/sh.
+        timeout: Seconds before the command and everything it started are killed.
+    """
+    if not command.strip():
+        return "Error: command is empty"
+    if "\0" in command:
+        return "Error: command contains a NUL byte"
+    reason = blocked_reason(command)
+    if reason is not None:
+        return (
+            f"Error: refused: {reason} (a blocked pattern). This check is a speed bump, "
+            "not a sandbox; ask the user to run such a command themselves."
+        )
+    try:
+        proc = await asyncio.create_subprocess_exec(
+            "/bin/sh",
+            "-c",
+            command,
+            cwd=current_workspace(),
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+            start_new_session=True,
+        )
+    except OSError as exc:
+        return f"Error: cannot start /bin/sh: {exc.strerror or exc}"
+    tail = _Tail(OUTPUT_LIMIT)
+    try:
+        await asyncio.wait_for(_drain(proc, tail), timeout)
+    except TimeoutError:
+        await _kill_group(proc)
+        return f"{tail.text()}\n[killed after the {timeout} s timeout]".lstrip("\n")
+    except BaseException:  # the turn was interrupted: nothing may outlive it
+        await asyncio.shield(_kill_group(proc))
+        raise
+    code = proc.returncode
+    status = "[exit code 0]" if code == 0 else f"[exit code {code}]"
+    if code is not None and code < 0:
+        status = f"[killed by signal {-code}]"
+    return f"{tail.text()}\n{status}".lstrip("\n")
+
+
+class _Tail:
+    """The last ``limit`` bytes of a stream, and how many came before them."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.data = bytearray()
+        self.dropped = 0
+
+    def add(self, chunk: bytes) -> None:
+        self.data += chunk
+        extra = len(self.data) - self.limit
+        if extra > 0:
+            del self.data[:extra]
+            self.dropped += extra
+
+    def text(self) -> str:
+        body = self.data.decode("utf-8", errors="replace").rstrip("\n")
+        if self.dropped:
+            return f"[... first {self.dropped} bytes of output cut ...]\n{body}"
+        return body
+
+
+async def _drain(proc: asyncio.subprocess.Process, tail: _Tail) -> None:
+    """Read all output into ``tail``, then wait for the exit code."""
+    assert proc.stdout is not None
+    while chunk := await proc.stdout.read(65536):
+        tail.add(chunk)
+    await proc.wait()
+
+
+async def _kill_group(proc: asyncio.subprocess.Process) -> None:
+    """SIGTERM the command's process group, SIGKILL what is left, and reap the shell."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, sig)
+        if sig == signal.SIGKILL:
+            break
+        try:
+            await asyncio.wait_for(proc.wait(), KILL_GRACE)
+        except TimeoutError:
+            continue
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL)  # the shell left; its children may not have
+        break
+    with contextlib.suppress(ProcessLookupError):
+        await proc.wait()
