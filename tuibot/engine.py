@@ -30,6 +30,7 @@ from tuibot.events import (
 )
 from tuibot.llm.parts import ModelClient
 from tuibot.llm.select import Route, make_client, needs_key, select_route
+from tuibot.memory import MemoryStore, MemoryStoreError, memory_path
 from tuibot.paths import DataPaths, config_home
 from tuibot.settings import ConfigError, ProviderSettings, Settings
 from tuibot.skills.catalog import SkillCatalog
@@ -101,6 +102,10 @@ class Engine:
         self._clients: dict[str, ModelClient] = {}
         self._states: dict[str, ChatState] = {}
         self.skills = SkillCatalog(default_roots(), self._skill_problems)
+        self._memories: dict[str, MemoryStore] = {}
+        self._background: set[asyncio.Task[None]] = set()
+        """Consolidations running after their turns; cancelled on close."""
+        self._consolidating: set[str] = set()
 
     # -- lifecycle -------------------------------------------------------------------
 
@@ -137,6 +142,9 @@ class Engine:
         reloader = getattr(self, "tool_reloader", None)
         if reloader is not None:
             await reloader.stop()
+        for task in list(self._background):
+            task.cancel()
+        await asyncio.gather(*self._background, return_exceptions=True)
         handles = [handle for state in self._states.values() for handle in state.handles]
         for handle in handles:
             handle.cancel()
@@ -269,7 +277,7 @@ class Engine:
             )
         user = {"role": "user", "content": text, "turn": turn_id}
         self.chats.append(chat, [user])  # durable before the model is called
-        history = [*loaded.messages, user]
+        history = [*loaded.messages[loaded.consolidated :], user]
         self.events.publish(TurnStarted(chat, turn_id, loaded.meta.bot, route.model))
         skills = tuple(self.skills.current())
         scope = replace(
@@ -292,6 +300,7 @@ class Engine:
                 workspace=scope.workspace,
                 prompt_dirs=[config_home()],
                 instructions=agent.instructions,
+                memory=self._memory_text(chat, loaded.meta.bot),
                 skills=skills,
             ),
             history=history,
@@ -304,6 +313,87 @@ class Engine:
             emit=self.events.publish,
             approve=lambda call_id, name, args, prompt: self._approve(chat, name, args, prompt),
             trace={},
+        )
+
+    # -- memory --------------------------------------------------------------------
+
+    def memory_for(self, bot: str) -> MemoryStore:
+        """The bot's memory store (one per bot, so saves from parallel calls serialise)."""
+        store = self._memories.get(bot)
+        if store is None:
+            store = self._memories[bot] = MemoryStore(memory_path(self.paths.memory, bot))
+        return store
+
+    def _memory_text(self, chat: str, bot: str) -> str:
+        """The memory for the prompt; an unreadable file is a warning, not a failed turn."""
+        try:
+            return self.memory_for(bot).read()
+        except MemoryStoreError as error:
+            self.events.publish(Notice(chat, "warning", str(error)))
+            return ""
+
+    def _maybe_consolidate(self, chat: str, bot: str) -> None:
+        """Start folding old messages into memory in the background, when it is due."""
+        if self.settings.agent.consolidate_after <= 0 or chat in self._consolidating:
+            return
+        task = asyncio.get_running_loop().create_task(
+            self._consolidate(chat, bot), name=f"{chat}: consolidate"
+        )
+        self._consolidating.add(chat)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+        task.add_done_callback(lambda _: self._consolidating.discard(chat))
+
+    async def _consolidate(self, chat: str, bot: str) -> None:
+        """Rewrite the memory from the old messages, then record them as folded in.
+
+        Either both happen or neither does: a failure after the memory was written puts
+        the previous memory back.
+        """
+        from tuibot.agent.consolidate import ConsolidationError, consolidate, pick
+
+        agent = self.settings.agent
+        try:
+            loaded = self.chats.load(chat, readonly=True)
+            upto = pick(
+                loaded.messages,
+                loaded.consolidated,
+                agent.consolidate_after,
+                agent.consolidate_keep,
+            )
+            if upto is None:
+                return
+            store = self.memory_for(bot)
+            before = store.read()
+            route = self.route_for(agent.model)
+            text = await consolidate(
+                self.client_for(route.provider),
+                route.model,
+                {**route.provider.params, **agent.params},
+                bot=bot,
+                memory=before,
+                messages=loaded.messages[loaded.consolidated : upto],
+            )
+            store.replace(text, expected=before)
+            try:
+                self.chats.mark_consolidated(chat, upto)
+            except StorageError:
+                store.replace(before)
+                raise
+        except asyncio.CancelledError:
+            raise
+        except (ConsolidationError, MemoryStoreError, StorageError, ConfigError) as error:
+            self.events.publish(
+                Notice(chat, "warning", f"memory not consolidated (nothing changed): {error}")
+            )
+            return
+        except Exception as error:  # a bug here must not take the engine down
+            log.exception("consolidation of chat %s failed", chat)
+            self.events.publish(Notice(chat, "warning", f"memory not consolidated: {error}"))
+            return
+        count = upto - loaded.consolidated
+        self.events.publish(
+            Notice(chat, "info", f"folded {count} older messages into {bot}'s memory")
         )
 
     def _finish(
@@ -330,6 +420,8 @@ class Engine:
             **(turn.trace if turn else {}),
         }
         self.traces.write(_redacted(record))
+        if result.status == "completed" and turn is not None:
+            self._maybe_consolidate(result.chat, turn.bot)
         if not future.done():
             future.set_result(result)
 

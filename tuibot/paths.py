@@ -79,6 +79,11 @@ class DataPaths:
         return self.root / "chats"
 
     @property
+    def memory(self) -> Path:
+        """One ``<bot>.md`` per bot: what the bot saved for later turns."""
+        return self.root / "memory"
+
+    @property
     def traces(self) -> Path:
         """One JSON record per turn."""
         return self.root / "traces.jsonl"

@@ -116,6 +116,11 @@ class AgentSettings:
     """How many of the most recent messages are sent to the model."""
     tools: list[str] = field(default_factory=list)
     """Tool names this bot may use (the model sees only these); [] = every enabled tool."""
+    consolidate_after: int = field(default=120, metadata=rules(ge=0))
+    """Fold a chat's old messages into the bot's memory once this many are not yet folded
+    in; 0 = never."""
+    consolidate_keep: int = field(default=20, metadata=rules(ge=2))
+    """Recent messages that consolidation always leaves in the chat's history."""
 
 
 @dataclass(frozen=True)

@@ -103,6 +103,8 @@ class Chat:
     """Lines set aside while loading, for the caller to report."""
     repaired: int
     """Synthetic "interrupted" tool results added by this load."""
+    consolidated: int = 0
+    """How many leading messages were folded into the bot's memory (see ``mark_consolidated``)."""
 
 
 def new_chat_id(now: float | None = None) -> str:
@@ -149,6 +151,10 @@ def _record_checker() -> Check:
                 return "a second chat header"
             seen_header = True
             return None
+        if kind == "consolidated":
+            upto = record.get("upto")
+            ok = isinstance(upto, int) and not isinstance(upto, bool) and upto >= 0
+            return None if ok else "consolidated record without a whole-number 'upto'"
         if kind != "message":
             return f"unknown record type {kind!r}"
         message = record.get("message")
@@ -318,15 +324,27 @@ class ChatStore:
             if header is None:
                 problems.append(LineProblem(0, "", "no chat header; rebuilt from the file name"))
                 header = _header(_meta(chat_id, {}, path.stat().st_mtime))
-            records = [r for r in result.records if not _is_header(r)]
+            marks = [r for r in result.records if r.get("type") == "consolidated"]
+            records = [r for r in result.records if r.get("type") == "message"]
             repaired, added, at_end = repair_records(records)
             if not readonly and (not in_place or (added and not at_end)):
-                rewrite_lines(path, [header, *repaired])
+                rewrite_lines(path, [header, *repaired, *marks[-1:]])
             elif not readonly and added:
                 append_lines(path, repaired[-added:])
             updated = path.stat().st_mtime
         messages = [r["message"] for r in repaired]
-        return Chat(_meta(chat_id, header, updated), messages, problems, added)
+        consolidated = min(max((m["upto"] for m in marks), default=0), len(messages))
+        return Chat(_meta(chat_id, header, updated), messages, problems, added, consolidated)
+
+    def mark_consolidated(self, chat_id: str, upto: int) -> None:
+        """Record that the first ``upto`` messages are now in the bot's memory.
+
+        The messages stay in the file (people can still read them); only the model's
+        history starts after them.
+        """
+        path = self._existing(chat_id)
+        with _failing("save", chat_id):
+            append_lines(path, [{"type": "consolidated", "ts": time.time(), "upto": upto}])
 
     def append(self, chat_id: str, messages: Sequence[dict[str, Any]]) -> None:
         """Add messages at the end; durable when this returns."""

@@ -98,16 +98,17 @@ def confirm_protected(verb: str) -> Callable[[dict[str, Any]], str | bool]:
     return rule
 
 
-def atomic_write(target: Path, data: bytes) -> bool:
+def atomic_write(target: Path, data: bytes, *, new_mode: int = 0o666) -> bool:
     """Write ``data`` to ``target`` through a temporary file and ``os.replace``.
 
     ``target`` must come from ``resolve_in_workspace``; missing parent folders are created
     (they lie inside the workspace, as ``target`` does). An existing file keeps its
-    permission bits. Returns whether the file existed before. A reader never sees a half
+    permission bits; a new one gets ``new_mode`` (less the umask). Returns whether the file
+    existed before. A reader never sees a half
     written file, and a failure leaves the old file as it was.
     """
     existed = target.exists()
-    mode = target.stat().st_mode & 0o7777 if existed else 0o666
+    mode = target.stat().st_mode & 0o7777 if existed else new_mode
     target.parent.mkdir(parents=True, exist_ok=True)
     temp = target.with_name(f".{target.name}.{secrets.token_hex(4)}.tuibot-tmp")
     fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
