@@ -6,6 +6,7 @@ import os
 import shutil
 import socket
 import subprocess
+import sys
 import threading
 from pathlib import Path
 
@@ -90,6 +91,20 @@ async def test_processes_finds_a_process_by_name(registry: ToolRegistry) -> None
     finally:
         sleeper.kill()
         sleeper.wait()
+
+
+async def test_a_command_line_with_line_breaks_stays_one_row(registry: ToolRegistry) -> None:
+    script = "import time\n# 73.25 marker\ntime.sleep(60)"
+    child = subprocess.Popen([sys.executable, "-c", script])
+    try:
+        output = await call(registry, "processes", name="73.25 marker", sort_by="pid")
+        rows = _table(output)
+        assert [int(row[0]) for row in rows] == [child.pid]
+        assert len(output.splitlines()) == 2
+        assert "import time\\n# 73.25 marker\\ntime.sleep(60)" in output
+    finally:
+        child.kill()
+        child.wait()
 
 
 async def test_processes_sorting_and_limit(registry: ToolRegistry) -> None:

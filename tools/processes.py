@@ -63,11 +63,20 @@ def processes(
     for r in shown:
         lines.append(
             f"{r['pid']:>7} {r['cpu']:>6.1f} {r['mem']:>5.1f} {human_bytes(r['rss']):>10} "
-            f"{r['status'][:9]:<9} {r['user'][:10]:<10} {r['cmd']}"
+            f"{r['status'][:9]:<9} {_one_line(r['user'][:10]):<10} {r['cmd']}"
         )
     if len(rows) > len(shown):
         lines.append(f"[{len(shown)} of {len(rows)} processes shown; raise limit or filter]")
     return clip_output("\n".join(lines), OUTPUT_LIMIT)
+
+
+def _one_line(text: str) -> str:
+    """``text`` with line breaks and other control characters escaped.
+
+    A process's arguments may hold anything (``python -c`` with a script, say); one
+    process must stay one row of the table.
+    """
+    return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
 
 
 def _row(proc: Any, gone: tuple[type[BaseException], ...]) -> dict[str, Any] | None:
@@ -81,7 +90,7 @@ def _row(proc: Any, gone: tuple[type[BaseException], ...]) -> dict[str, Any] | N
             )
     except gone:
         return None
-    command = " ".join(info["cmdline"] or []) or f"[{info['name'] or '?'}]"
+    command = _one_line(" ".join(info["cmdline"] or []) or f"[{info['name'] or '?'}]")
     if len(command) > COMMAND_WIDTH:
         command = command[: COMMAND_WIDTH - 1] + "…"
     return {
