@@ -239,6 +239,23 @@ async def test_list_dir(tools: ToolRegistry, workspace: Path) -> None:
     ]
 
 
+async def test_list_dir_says_nothing_about_what_a_link_out_points_at(
+    tools: ToolRegistry, workspace: Path
+) -> None:
+    outside = workspace.parent / "outside"
+    (workspace / "leak").symlink_to(outside / "secret.txt")
+    (workspace / "leak_dir").symlink_to(outside)
+    (workspace / "alias").symlink_to(workspace / "kept.txt")
+    (workspace / "kept.txt").write_text("12345")
+    lines = (await tools.execute("list_dir", {})).output.splitlines()
+    assert lines == [
+        "alias (5 B) -> " + str(workspace / "kept.txt"),
+        "kept.txt (5 B)",
+        "leak -> " + str(outside / "secret.txt") + " (outside the workspace)",
+        "leak_dir -> " + str(outside) + " (outside the workspace)",
+    ]
+
+
 async def test_list_dir_caps_entries(tools: ToolRegistry, workspace: Path) -> None:
     for n in range(520):
         (workspace / f"f{n:04}").write_text("")

@@ -8,8 +8,10 @@ they point. A huge folder is capped with a note rather than flooding the context
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 from tuibot import resolve_in_workspace, tool
+from tuibot.toolkit.workspace import current_workspace
 
 MAX_ENTRIES = 500
 """Entries shown at most; the rest are counted in a note."""
@@ -49,19 +51,33 @@ def list_dir(path: str = ".") -> str:
 
 
 def _describe(entry: os.DirEntry[str]) -> str:
-    """``name/`` for a folder, ``name (size)`` for a file, plus ``-> target`` for a link."""
+    """``name/`` for a folder, ``name (size)`` for a file, plus ``-> target`` for a link.
+
+    A link leading outside the workspace shows only where it points: its target's kind
+    and size are facts about a place the model may not look.
+    """
     try:
-        is_dir = entry.is_dir()
-        line = f"{entry.name}/" if is_dir else entry.name
-        if not is_dir and entry.is_file():
-            line += f" ({_size(entry.stat().st_size)})"
         if entry.is_symlink():
-            target = os.readlink(entry.path)
-            broken = "" if os.path.exists(entry.path) else " (broken)"
-            line += f" -> {target}{broken}"
+            return _describe_link(entry)
+        if entry.is_dir():
+            return f"{entry.name}/"
+        if entry.is_file():
+            return f"{entry.name} ({_size(entry.stat().st_size)})"
+        return entry.name
     except OSError:
         return f"{entry.name} (unreadable)"
-    return line
+
+
+def _describe_link(entry: os.DirEntry[str]) -> str:
+    target = os.readlink(entry.path)
+    real = Path(os.path.realpath(entry.path))
+    if not real.is_relative_to(current_workspace()):
+        return f"{entry.name} -> {target} (outside the workspace)"
+    if not real.exists():
+        return f"{entry.name} -> {target} (broken)"
+    if real.is_dir():
+        return f"{entry.name}/ -> {target}"
+    return f"{entry.name} ({_size(real.stat().st_size)}) -> {target}"
 
 
 def _size(n: int) -> str:
