@@ -185,6 +185,24 @@ async def test_slash_commands_work_without_a_server(hermetic: Path) -> None:
     await engine.close()
 
 
+async def test_a_slash_command_is_the_users_own_act(hermetic: Path) -> None:
+    """Typed by the user: no confirmation, no bot whitelist; disabled still refuses."""
+    engine = make_engine(closed_port_url(), agent__tools=["read_file"])
+    recorder = Recorder(engine)
+    chat = engine.new_chat().id
+
+    ran = await (await engine.send(chat, "/exec command='echo typed > marker.txt'"))
+    engine.tools.set_disabled({"exec"})
+    refused = await (await engine.send(chat, "/exec command='echo again >> marker.txt'"))
+
+    assert isinstance(ran, CommandOutput) and ran.ok, ran
+    assert (hermetic / "work" / "marker.txt").read_text() == "typed\n"
+    assert recorder.of(ApprovalRequested) == []
+    assert isinstance(refused, CommandOutput) and not refused.ok
+    assert "tool exec is disabled" in refused.text
+    await engine.close()
+
+
 async def test_server_down_is_a_friendly_unreachable_error(hermetic: Path) -> None:
     engine = make_engine(closed_port_url())
     chat = engine.new_chat().id
