@@ -41,6 +41,7 @@ from tuibot.settings_schema import (
 
 __all__ = [
     "AgentSettings",
+    "BotSettings",
     "ConfigError",
     "LoggingSettings",
     "ProviderSettings",
@@ -137,6 +138,32 @@ class ToolsSettings:
 
 
 @dataclass(frozen=True)
+class BotSettings:
+    """Another bot: ``[[bots]]`` with a ``name`` (or ``[bots.<name>]``).
+
+    Empty fields fall back to ``[agent]``'s, so a bot can be as short as a name and a
+    description.
+    """
+
+    name: str = field(metadata=DERIVED)
+    """The bot's name, as people and other bots call it."""
+    description: str = ""
+    """What the bot is for: the router and other bots choose by it."""
+    instructions: str = ""
+    """Text appended last to this bot's system prompt."""
+    model: str = ""
+    """The model this bot calls; "" = ``agent.model``."""
+    provider: str = ""
+    """A provider name; "" = choose by the model."""
+    params: dict[str, Any] = field(default_factory=dict)
+    """Model parameters for this bot; they win over ``agent.params``."""
+    tools: list[str] = field(default_factory=list)
+    """Tool names this bot may use; [] = every enabled tool."""
+    workspace: str = field(default="", metadata=rules(path=True))
+    """Folder this bot's file tools work in; "" = ``tools.workspace``."""
+
+
+@dataclass(frozen=True)
 class LoggingSettings:
     """The application log: ``[logging]``."""
 
@@ -159,6 +186,8 @@ class Settings:
     """The default bot: its name, model, parameters and limits per turn."""
     providers: dict[str, ProviderSettings] = field(default_factory=default_providers)
     """Model servers by name. A ``[providers]`` table in the file replaces the built-in set."""
+    bots: dict[str, BotSettings] = field(default_factory=dict)
+    """Bots besides the default one (``[agent]``), by name."""
     tools: ToolsSettings = field(default_factory=ToolsSettings)
     """Where the file tools work and how long an approval may wait."""
     logging: LoggingSettings = field(default_factory=LoggingSettings)
@@ -251,11 +280,20 @@ def _check(settings: Settings, layers: Layers) -> None:
     if not settings.providers:
         label = f"{settings.files[0]}: " if settings.files else ""
         raise ConfigError(f"{label}no provider is defined; add a [providers.<name>] table")
-    wanted = settings.agent.provider
-    if wanted and wanted not in settings.providers:
-        origin = layers.origins.get("agent.provider", layers.default)
-        want = "a defined provider: " + ", ".join(settings.providers)
-        raise bad_value(f"{origin.label}: ", "agent.provider", wanted, want)
+    wanted = {"agent.provider": settings.agent.provider}
+    wanted.update({f"bots.{b.name}.provider": b.provider for b in settings.bots.values()})
+    for key, name in wanted.items():
+        if name and name not in settings.providers:
+            origin = layers.origins.get(key, layers.default)
+            want = "a defined provider: " + ", ".join(settings.providers)
+            raise bad_value(f"{origin.label}: ", key, name, want)
+    for bot in settings.bots.values():
+        if bot.name.casefold() == settings.agent.name.casefold():
+            label = f"{settings.files[0]}: " if settings.files else ""
+            raise ConfigError(
+                f"{label}bot {bot.name!r} has the default bot's name (agent.name); "
+                "rename one of them"
+            )
 
 
 # --- saving -------------------------------------------------------------------------

@@ -15,6 +15,7 @@ from tuibot.settings_schema import (
     CLEAR,
     TABLE,
     Assign,
+    ConfigError,
     Origin,
     Target,
     bad_value,
@@ -112,6 +113,12 @@ def edit_document(
     from tuibot import config_io
 
     data = doc.unwrap()
+    first = dotted_key.split(".")[0].lower()
+    if isinstance(data.get(first), list):
+        raise ConfigError(
+            f"{where}: [[{first}]] is an array of tables; `config set` edits only "
+            f"[{first}.<name>] tables, so change this one in the file itself"
+        )
     target = resolve(root, dotted_key.split("."), lambda parts: _doc_names(root, data, parts))
     stored, is_default = _planned_value(target, value)
     first = target.parts[0]

@@ -247,6 +247,8 @@ def flatten_file(cls: type, data: Any, where: str, parts: tuple[str, ...] = ()) 
 
 
 def _flatten_named(key: Key, value: Any, where: str, path: tuple[str, ...]) -> Iterator[Assign]:
+    if isinstance(value, list):
+        value = _array_to_named(key, value, where, path)
     if not isinstance(value, dict):
         raise bad_value(where, dotted(path), value, f"a table of named [{dotted(path)}.<name>]")
     yield Assign(path, TABLE)
@@ -255,6 +257,30 @@ def _flatten_named(key: Key, value: Any, where: str, path: tuple[str, ...]) -> I
             raise ConfigError(f"{where}{dotted(path)}: a table name must not be empty")
         yield Assign((*path, entry), TABLE)
         yield from flatten_file(key.hint, body, where, (*path, entry))
+
+
+def _array_to_named(
+    key: Key, items: list[Any], where: str, path: tuple[str, ...]
+) -> dict[str, Any]:
+    """``[[bots]]`` with ``name = …`` in each table, as the named tables ``[bots.<name>]``.
+
+    People write lists of bots as arrays of tables; both spellings mean the same.
+    """
+    if "name" not in derived_fields(key.hint):
+        raise bad_value(where, dotted(path), items, f"a table of named [{dotted(path)}.<name>]")
+    named: dict[str, Any] = {}
+    for index, item in enumerate(items, 1):
+        label = f"{where}[[{dotted(path)}]] #{index}"
+        if not isinstance(item, dict):
+            raise ConfigError(f"{label}: expected a table, got {item!r}")
+        body = dict(item)
+        name = body.pop("name", None)
+        if not isinstance(name, str) or not name.strip():
+            raise ConfigError(f'{label}: needs a name, e.g. name = "Coder"')
+        if name in named:
+            raise ConfigError(f"{label}: the name {name!r} is used twice")
+        named[name] = body
+    return named
 
 
 def instance_assigns(obj: Any, parts: tuple[str, ...]) -> Iterator[Assign]:
