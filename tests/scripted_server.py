@@ -20,6 +20,7 @@ import threading
 import time
 import uuid
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -137,7 +138,7 @@ class _Handler(BaseHTTPRequestHandler):
                     400, error(400, message="scripted server: body is not a JSON object").error_body
                 )
                 return
-            reply = scripted._next_reply()
+            reply = scripted._next_reply(body)
             if reply is None:
                 message = "scripted server: no reply queued"
                 self._send_json(500, {"error": {"message": message, "type": "server_error"}})
@@ -251,6 +252,9 @@ class ScriptedServer:
         self.requests: list[RecordedRequest] = []
         """Every request received, in order (appended under a lock)."""
         self._replies: deque[Reply] = deque()
+        self.responder: Callable[[dict[str, Any]], Reply] | None = None
+        """Answers a request when no reply is queued, from its body: for concurrent work,
+        where the order requests arrive in is not fixed."""
         self._cond = threading.Condition()
         self._stopping = threading.Event()
         self._connections: set[socket.socket] = set()
@@ -322,9 +326,12 @@ class ScriptedServer:
             self.requests.append(request)
             self._cond.notify_all()
 
-    def _next_reply(self) -> Reply | None:
+    def _next_reply(self, body: dict[str, Any]) -> Reply | None:
         with self._cond:
-            return self._replies.popleft() if self._replies else None
+            if self._replies:
+                return self._replies.popleft()
+            responder = self.responder
+        return responder(body) if responder is not None else None
 
     def _track(self, conn: socket.socket, *, add: bool) -> None:
         with self._cond:

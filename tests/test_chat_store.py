@@ -79,7 +79,16 @@ def test_create_writes_a_header_line(store: ChatStore) -> None:
         "title": "Fix it",
         "created": meta.created,
         "parent": parent,
+        "pinned": False,
     }
+
+
+def test_a_pinned_chat_reads_back_pinned(store: ChatStore) -> None:
+    pinned = store.create(bot="Coder", pinned=True)
+    loose = store.create(bot="Coder")
+    assert store.load(pinned.id).meta.pinned is True
+    assert store.load(loose.id).meta.pinned is False
+    assert {m.id: m.pinned for m in store.list()} == {pinned.id: True, loose.id: False}
 
 
 def test_ids_are_unique_and_sort_by_creation(store: ChatStore) -> None:

@@ -13,16 +13,16 @@ from tuibot.agent.loop import Turn, run_turn
 from tuibot.events import Usage
 
 
-def _turn(server: ScriptedServer) -> tuple[Any, Turn]:
+async def _turn(server: ScriptedServer) -> tuple[Any, Turn]:
     engine = make_engine(server)
     chat = engine.new_chat().id
-    return engine, engine._prepare(chat, "t_hooks", "list the folder")
+    return engine, await engine._prepare(chat, "t_hooks", "list the folder")
 
 
 async def test_before_step_runs_before_every_call_and_its_messages_are_sent(
     server: ScriptedServer,
 ) -> None:
-    engine, turn = _turn(server)
+    engine, turn = await _turn(server)
     server.enqueue(tool_calls([("list_dir", "{}")]), text("done"))
     seen_lengths: list[int] = []
 
@@ -49,7 +49,7 @@ async def test_before_step_runs_before_every_call_and_its_messages_are_sent(
 async def test_a_waiting_before_step_holds_the_call_until_released(
     server: ScriptedServer,
 ) -> None:
-    engine, turn = _turn(server)
+    engine, turn = await _turn(server)
     server.enqueue(text("after the pause"))
     release = asyncio.Event()
 
@@ -68,7 +68,7 @@ async def test_a_waiting_before_step_holds_the_call_until_released(
 
 
 async def test_cancelling_while_held_sends_nothing(server: ScriptedServer) -> None:
-    engine, turn = _turn(server)
+    engine, turn = await _turn(server)
     server.enqueue(text("never"))
 
     async def before(current: Turn) -> list[dict[str, Any]]:

@@ -42,6 +42,8 @@ class AskOptions:
 
     prompt: str
     chat: str | None = None
+    bot: str | None = None
+    """Pin the new chat to this bot."""
     json: bool = False
     yes: bool = False
 
@@ -255,7 +257,7 @@ async def run_ask(engine: Engine, options: AskOptions, out: TextIO, err: TextIO)
     elif is_command(options.prompt):
         chat = ""  # commands keep no history: no empty chat file for `ask /help`
     else:
-        chat = engine.new_chat().id
+        chat = engine.new_chat(bot=options.bot).id
         err.write(f"tuibot: chat {chat}\n")
         err.flush()
     printer = JsonPrinter(chat, out) if options.json else Printer(chat, out, err)

@@ -15,12 +15,14 @@ import time
 import uuid
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any, Protocol
 
 from tuibot.agent.calls import summarize_arguments
 from tuibot.agent.context import build_system_prompt
 from tuibot.agent.loop import Turn, run_turn
 from tuibot.approvals import ApprovalQueue, Decision
+from tuibot.bots import Bot, BotDirectory
 from tuibot.events import (
     CommandOutput,
     EventStream,
@@ -40,6 +42,7 @@ from tuibot.store.chats import ChatMeta, ChatStore
 from tuibot.store.jsonl import StorageError
 from tuibot.store.traces import TraceLog
 from tuibot.toolkit.registry import ToolRegistry
+from tuibot.toolkit.scope import ToolScope
 
 log = logging.getLogger("tuibot.engine")
 
@@ -92,6 +95,9 @@ class Engine:
         self.paths = paths or DataPaths.default()
         self.events = EventStream()
         self.chats = ChatStore(self.paths.chats)
+        self.bots = BotDirectory(settings, self.paths.bots)
+        for problem in self.bots.problems:
+            log.warning("created bots: %s", problem)
         self.tools = ToolRegistry()
         self.approvals = ApprovalQueue(self.events.publish, settings.tools.confirm_timeout)
         self.traces = TraceLog(self.paths.traces)
@@ -159,8 +165,14 @@ class Engine:
     # -- commands in -----------------------------------------------------------------
 
     def new_chat(self, *, bot: str | None = None, title: str = "") -> ChatMeta:
-        """Create an empty direct chat."""
-        return self.chats.create(kind="direct", bot=bot or self.settings.agent.name, title=title)
+        """Create an empty direct chat; naming a bot pins the chat to it (no routing).
+
+        Raises ``BotError`` for a bot that does not exist.
+        """
+        if bot is None:
+            return self.chats.create(kind="direct", bot=self.bots.default.name, title=title)
+        chosen = self.bots.require(bot)
+        return self.chats.create(kind="direct", bot=chosen.name, title=title, pinned=True)
 
     async def send(self, chat: str, text: str) -> asyncio.Future[Outcome]:
         """Give a chat input; the future resolves when its turn (or command) is done.
@@ -242,7 +254,7 @@ class Engine:
         started = time.time()
         turn: Turn | None = None
         try:
-            turn = self._prepare(chat, turn_id, text)
+            turn = await self._prepare(chat, turn_id, text)
             result = await run_turn(turn)
         except asyncio.CancelledError:
             text_so_far = turn.answer + turn.partial if turn else ""
@@ -265,47 +277,43 @@ class Engine:
         self.events.publish(Notice(chat, "error", message))
         return TurnFinished(chat, turn_id, "failed", "", error=message, error_kind=kind)
 
-    def _prepare(self, chat: str, turn_id: str, text: str) -> Turn:
-        """Load the chat, make the user's message durable, and bind the model."""
-        agent = self.settings.agent
-        route = self.route_for(agent.model)  # a config error ends here, before anything is saved
-        client = self.client_for(route.provider)
+    async def _prepare(self, chat: str, turn_id: str, text: str) -> Turn:
+        """Load the chat, make the user's message durable, pick the bot, bind the model."""
         loaded = self.chats.load(chat)
         for problem in loaded.problems:
             self.events.publish(
                 Notice(chat, "warning", f"set aside line {problem.line}: {problem.reason}")
             )
+        bot = await self._bot_for(loaded.meta, loaded.messages, text)
+        route = self.route_for(bot.model, bot.provider)  # a config error ends here, unsaved
+        client = self.client_for(route.provider)
         user = {"role": "user", "content": text, "turn": turn_id}
         self.chats.append(chat, [user])  # durable before the model is called
         history = [*loaded.messages[loaded.consolidated :], user]
-        self.events.publish(TurnStarted(chat, turn_id, loaded.meta.bot, route.model))
+        self.events.publish(TurnStarted(chat, turn_id, bot.name, route.model))
         skills = tuple(self.skills.current())
         scope = replace(
-            self.settings.tool_scope(),
-            skills=skills,
-            chat=chat,
-            turn=turn_id,
-            bot=loaded.meta.bot,
-            services=self,
+            self.scope_for(bot), skills=skills, chat=chat, turn=turn_id, bot=bot.name, services=self
         )
+        agent = self.settings.agent
         return Turn(
             chat=chat,
             turn_id=turn_id,
-            bot=loaded.meta.bot,
+            bot=bot.name,
             route=route,
             client=client,
-            params={**route.provider.params, **agent.params},
+            params={**route.provider.params, **bot.params},
             system_prompt=build_system_prompt(
-                bot=loaded.meta.bot,
+                bot=bot.name,
                 workspace=scope.workspace,
                 prompt_dirs=[config_home()],
-                instructions=agent.instructions,
-                memory=self._memory_text(chat, loaded.meta.bot),
+                instructions=bot.instructions,
+                memory=self._memory_text(chat, bot.name),
                 skills=skills,
             ),
             history=history,
-            tools=self.tools.snapshot(agent.tools or None),
-            allowed_tools=agent.tools or None,
+            tools=self.tools.snapshot(bot.tools or None),
+            allowed_tools=bot.tools or None,
             max_rounds=agent.max_rounds,
             history_limit=agent.history_limit,
             scope=scope,
@@ -314,6 +322,37 @@ class Engine:
             approve=lambda call_id, name, args, prompt: self._approve(chat, name, args, prompt),
             trace={},
         )
+
+    def scope_for(self, bot: Bot) -> ToolScope:
+        """The tool scope of a bot: its own workspace when it has one."""
+        scope = self.settings.tool_scope()
+        if bot.workspace:
+            scope = replace(scope, workspace=Path(bot.workspace).expanduser())
+        return scope
+
+    async def _bot_for(self, meta: ChatMeta, history: list[dict[str, Any]], text: str) -> Bot:
+        """The chat's bot when pinned (or a task chat, or only one bot), else the router's."""
+        known = self.bots.get(meta.bot)
+        if meta.pinned or meta.kind != "direct" or len(self.bots.all()) == 1:
+            if known is None:
+                raise ConfigError(f"chat {meta.id} belongs to bot {meta.bot!r}, which is gone")
+            return known
+        from tuibot.agent.router import choose_bot
+
+        default = self.bots.default
+        route = self.route_for(default.model, default.provider)
+        choice = await choose_bot(
+            self.client_for(route.provider),
+            route.model,
+            {**route.provider.params, **default.params},
+            self.bots.all(),
+            default,
+            history,
+            text,
+        )
+        if choice.why != "classifier":
+            self.events.publish(Notice(meta.id, "info", f"routed to {default.name}: {choice.why}"))
+        return choice.bot
 
     # -- memory --------------------------------------------------------------------
 
@@ -448,10 +487,17 @@ class Engine:
 
     # -- providers -------------------------------------------------------------------
 
-    def route_for(self, model: str) -> Route:
-        """The provider for ``model`` (raises ConfigError with the keyring's complaint)."""
+    def route_for(self, model: str, provider: str | None = None) -> Route:
+        """The provider for ``model`` (raises ConfigError with the keyring's complaint).
+
+        ``provider`` is a bot's: a name picks it outright, "" chooses by the model, and
+        None keeps ``agent.provider``.
+        """
+        settings = self.settings
+        if provider is not None and provider != settings.agent.provider:
+            settings = replace(settings, agent=replace(settings.agent, provider=provider))
         try:
-            return select_route(self.settings, model, self._key_lookup)
+            return select_route(settings, model, self._key_lookup)
         except ConfigError as error:
             if self._key_problem:
                 raise ConfigError(f"{error}. {self._key_problem}") from error

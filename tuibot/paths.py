@@ -79,6 +79,21 @@ class DataPaths:
         return self.root / "chats"
 
     @property
+    def bots(self) -> Path:
+        """Bots that bots created, one JSON line each."""
+        return self.root / "bots.jsonl"
+
+    @property
+    def delegations(self) -> Path:
+        """The delegation journal: every revision of every record, one JSON line each."""
+        return self.root / "delegations.jsonl"
+
+    @property
+    def grants(self) -> Path:
+        """Approval decisions kept as grants (scope ``chat`` or ``lifetime``)."""
+        return self.root / "grants.json"
+
+    @property
     def memory(self) -> Path:
         """One ``<bot>.md`` per bot: what the bot saved for later turns."""
         return self.root / "memory"

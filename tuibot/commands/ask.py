@@ -24,6 +24,9 @@ def add_parser(subparsers: Any) -> None:
     )
     parser.add_argument("prompt", nargs="?", help="what to ask (or pipe it on stdin)")
     parser.add_argument("--chat", metavar="ID", help="continue this chat (id or unique prefix)")
+    parser.add_argument(
+        "--bot", metavar="NAME", help="start the chat pinned to this bot (no routing)"
+    )
     add_provider_options(parser)
     parser.add_argument("--json", action="store_true", help="write JSON Lines events to stdout")
     parser.add_argument(
@@ -74,13 +77,17 @@ def run(args: argparse.Namespace) -> int:
     except ConfigError as error:
         print(f"tuibot: {error}", file=sys.stderr)
         return EXIT_USAGE
-    options = AskOptions(prompt=prompt, chat=args.chat, json=args.json, yes=args.yes)
+    if args.bot and args.chat:
+        print("tuibot: --bot starts a new chat; it cannot be used with --chat", file=sys.stderr)
+        return EXIT_USAGE
+    options = AskOptions(prompt=prompt, chat=args.chat, bot=args.bot, json=args.json, yes=args.yes)
     return asyncio.run(_ask(settings, options, args.base_url))
 
 
 async def _ask(settings: Any, options: Any, base_url: str | None) -> int:
     """The async part: engine up, turn run, engine down."""
     from tuibot.ask import EXIT_USAGE, run_ask
+    from tuibot.bots import BotError
     from tuibot.engine import Engine
     from tuibot.logs import configure_logging
     from tuibot.paths import DataPaths
@@ -95,7 +102,7 @@ async def _ask(settings: Any, options: Any, base_url: str | None) -> int:
         if base_url:
             engine.with_provider_override("--base-url", base_url=base_url)
         return await run_ask(engine, options, sys.stdout, sys.stderr)
-    except (ConfigError, ChatNotFound) as error:
+    except (ConfigError, ChatNotFound, BotError) as error:
         print(f"tuibot: {error}", file=sys.stderr)
         return EXIT_USAGE
     except StorageError as error:

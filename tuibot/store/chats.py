@@ -91,6 +91,8 @@ class ChatMeta:
     """The file's modification time: the last append or rewrite."""
     parent: dict[str, Any] | None = None
     """For task chats, ``{"chat": …, "delegation": …}``."""
+    pinned: bool = False
+    """The user fixed the chat to ``bot``; routing is skipped (task chats are always)."""
 
 
 @dataclass
@@ -179,7 +181,10 @@ def _meta(chat_id: str, header: dict[str, Any], updated: float) -> ChatMeta:
         created = _created_from_id(chat_id) or updated
     parent = header.get("parent")
     parent = parent if isinstance(parent, dict) else None
-    return ChatMeta(chat_id, **text, created=float(created), updated=updated, parent=parent)
+    pinned = header.get("pinned") is True
+    return ChatMeta(
+        chat_id, **text, created=float(created), updated=updated, parent=parent, pinned=pinned
+    )
 
 
 def _header(meta: ChatMeta) -> dict[str, Any]:
@@ -244,6 +249,7 @@ class ChatStore:
         bot: str = "Assistant",
         title: str = "",
         parent: dict[str, Any] | None = None,
+        pinned: bool = False,
     ) -> ChatMeta:
         """Start an empty chat; its file exists (durably) when this returns."""
         if not (isinstance(kind, str) and kind and isinstance(bot, str) and bot):
@@ -252,7 +258,9 @@ class ChatStore:
             raise ValueError("a chat's parent must be a dict or None")
         now = time.time()
         for _ in range(100):  # a taken id (same second, same suffix) just draws again
-            meta = ChatMeta(new_chat_id(now), kind, bot, clean_title(title), now, now, parent)
+            meta = ChatMeta(
+                new_chat_id(now), kind, bot, clean_title(title), now, now, parent, pinned
+            )
             with _failing("create", meta.id), suppress(FileExistsError):
                 create_lines(self.path(meta.id), [_header(meta)])
                 if meta.title:
