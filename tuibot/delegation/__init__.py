@@ -1,0 +1,45 @@
+"""Delegation: one bot handing a task to another within limits a person authorized.
+
+:mod:`~tuibot.delegation.records` is the record model; :mod:`~tuibot.delegation.journal`
+keeps the records durable in one append-only file, safe against concurrent writers.
+"""
+
+from __future__ import annotations
+
+from tuibot.delegation.journal import (
+    DelegationConflict,
+    DelegationJournal,
+    DelegationNotFound,
+    DelegationStorageError,
+)
+from tuibot.delegation.records import (
+    ENDED_STATUSES,
+    OPEN_STATUSES,
+    Delegation,
+    Limits,
+    LimitsError,
+    Parent,
+    Pause,
+    RecordError,
+    Status,
+    Usage,
+    new_delegation_id,
+)
+
+__all__ = [
+    "ENDED_STATUSES",
+    "OPEN_STATUSES",
+    "Delegation",
+    "DelegationConflict",
+    "DelegationJournal",
+    "DelegationNotFound",
+    "DelegationStorageError",
+    "Limits",
+    "LimitsError",
+    "Parent",
+    "Pause",
+    "RecordError",
+    "Status",
+    "Usage",
+    "new_delegation_id",
+]
