@@ -76,8 +76,13 @@ class ApprovalQueue:
         *,
         grant_key: str | None = None,
         timeout: float | None = None,
+        on_request: Callable[[str], None] | None = None,
     ) -> Decision:
-        """Wait for a decision; a grant answers at once, silence past the timeout denies."""
+        """Wait for a decision; a grant answers at once, silence past the timeout denies.
+
+        ``on_request`` hears the request's id before anyone can answer it (a record that
+        names its pending request).
+        """
         if self.granted(chat, grant_key):
             return Decision(True, reason="allowed by an earlier decision")
         timeout = self._default_timeout if timeout is None else timeout
@@ -93,6 +98,8 @@ class ApprovalQueue:
             future=asyncio.get_running_loop().create_future(),
         )
         self._pending[request.id] = request
+        if on_request is not None:
+            on_request(request.id)
         self._emit(ApprovalRequested(chat, request.id, kind, summary, details))
         try:
             return await asyncio.wait_for(asyncio.shield(request.future), timeout)

@@ -23,6 +23,8 @@ from tuibot.agent.context import build_system_prompt
 from tuibot.agent.loop import Turn, run_turn
 from tuibot.approvals import ApprovalQueue, Decision
 from tuibot.bots import Bot, BotDirectory
+from tuibot.delegation.journal import DelegationJournal
+from tuibot.delegation.manager import DelegationManager
 from tuibot.events import (
     CommandOutput,
     EventStream,
@@ -39,7 +41,7 @@ from tuibot.skills.catalog import SkillCatalog
 from tuibot.skills.loader import SkillProblem, default_roots
 from tuibot.slash import SlashContext, is_command, run_command
 from tuibot.store.chats import ChatMeta, ChatStore
-from tuibot.store.jsonl import StorageError
+from tuibot.store.jsonl import LineProblem, StorageError
 from tuibot.store.traces import TraceLog
 from tuibot.toolkit.registry import ToolRegistry
 from tuibot.toolkit.scope import ToolScope
@@ -100,6 +102,11 @@ class Engine:
             log.warning("created bots: %s", problem)
         self.tools = ToolRegistry()
         self.approvals = ApprovalQueue(self.events.publish, settings.tools.confirm_timeout)
+        self.delegations = DelegationManager(self, DelegationJournal(self.paths.delegations))
+        try:
+            self._journal_problems: list[Any] = self.delegations.journal.load()
+        except StorageError as error:  # reported with the tools' notices; writes will fail
+            self._journal_problems = [LineProblem(0, "", str(error))]
         self.traces = TraceLog(self.paths.traces)
         self._runner = runner
         self._key_lookup = key_lookup or self._keyring_lookup
@@ -117,13 +124,23 @@ class Engine:
 
     def load_tools(self) -> None:
         """Load bundled tools, then the user's (a user tool overrides a bundled one)."""
+        from tuibot.delegation.tools import delegation_tools
         from tuibot.toolkit.catalog import ToolCatalog, default_folders
         from tuibot.toolkit.state import state_path
 
         self.tool_catalog = ToolCatalog(
-            self.tools, default_folders(), state_path(), self._tool_notice
+            self.tools,
+            default_folders(),
+            state_path(),
+            self._tool_notice,
+            builtins=delegation_tools(),
         )
         self.tool_catalog.load_all()
+        for problem in self._journal_problems:
+            self._tool_notice(
+                "warning", f"delegation journal: set aside line {problem.line}: {problem.reason}"
+            )
+        self._journal_problems = []
 
     def start_reloader(self) -> None:
         """Hot-reload tools, the tool state file and skills (after ``load_tools``, in a loop)."""
@@ -151,6 +168,7 @@ class Engine:
         for task in list(self._background):
             task.cancel()
         await asyncio.gather(*self._background, return_exceptions=True)
+        await self.delegations.close()
         handles = [handle for state in self._states.values() for handle in state.handles]
         for handle in handles:
             handle.cancel()
@@ -180,15 +198,25 @@ class Engine:
         Slash commands run at once, outside the turn lock. Other input waits in the
         chat's inbox until earlier turns of that chat have ended.
         """
-        future: asyncio.Future[Outcome] = asyncio.get_running_loop().create_future()
         if is_command(text):
+            future: asyncio.Future[Outcome] = asyncio.get_running_loop().create_future()
             output = await run_command(self._slash_context(), chat, text)
             self.events.publish(output)
             future.set_result(output)
             return future
+        self.delegations.new_round(chat)  # a person writing into ended task work
+        return self.post(chat, text)
+
+    def post(self, chat: str, text: str, *, notice: bool = False) -> asyncio.Future[Outcome]:
+        """Put input into the chat's inbox now (no await, so no gap in ``busy``).
+
+        ``notice`` marks tuibot's own messages (a task, a delegation's result): stored
+        as such, never read as a command.
+        """
+        future: asyncio.Future[Outcome] = asyncio.get_running_loop().create_future()
         state = self._states.setdefault(chat, ChatState())
         state.inbox.append(text)
-        coro = self._turn(chat, state, text, future)
+        coro = self._turn(chat, state, text, future, notice)
         handle = self._runner(coro, chat, f"turn: {text[:40]}")
         state.handles.add(handle)
         on_done = getattr(handle, "add_done_callback", None)
@@ -206,18 +234,64 @@ class Engine:
         """Answer a pending approval request."""
         return self.approvals.decide(request_id, decision)
 
-    def cancel(self, chat: str) -> bool:
-        """Interrupt the chat's running turn; queued input still runs afterwards."""
+    def cancel(self, chat: str, *, delegations: bool = False) -> bool:
+        """Interrupt the chat's running turn; queued input still runs afterwards.
+
+        With ``delegations`` the work the chat gave is cancelled too, layer by layer;
+        a plain interrupt leaves it running.
+        """
+        if delegations:
+            self._spawn(self.delegations.cancel_given_by(chat, by="interrupt"))
         state = self._states.get(chat)
         if state is None or state.running is None:
-            return False
+            return delegations
         state.running.cancel()
         return True
+
+    async def delete_chat(self, chat: str) -> None:
+        """Delete a chat: its delegations are cancelled and its turns stopped first."""
+        await self.delegations.cancel_given_by(chat, by="delete")
+        await self.stop_chat(chat)
+        self.chats.delete(chat)
+
+    def busy(self, chat: str) -> bool:
+        """Whether the chat has a turn running or input waiting for one."""
+        state = self._states.get(chat)
+        return state is not None and (
+            state.running is not None or bool(state.inbox) or state.lock.locked()
+        )
+
+    async def stop_chat(self, chat: str) -> None:
+        """Cancel the chat's running and queued turns and wait until they have stopped."""
+        state = self._states.get(chat)
+        if state is None:
+            return
+        handles = list(state.handles)
+        for handle in handles:
+            handle.cancel()
+        tasks = [
+            h for h in handles if isinstance(h, asyncio.Task) and h is not asyncio.current_task()
+        ]
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+    def note_in_history(self, chat: str, text: str) -> None:
+        """Put a notice into a chat's history without starting a turn (a late result)."""
+        self.chats.append(chat, [{"role": "user", "content": text, "notice": True}])
+
+    def _spawn(self, coro: Coroutine[Any, Any, Any]) -> None:
+        task = asyncio.get_running_loop().create_task(coro)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
 
     # -- turns -----------------------------------------------------------------------
 
     async def _turn(
-        self, chat: str, state: ChatState, text: str, future: asyncio.Future[Outcome]
+        self,
+        chat: str,
+        state: ChatState,
+        text: str,
+        future: asyncio.Future[Outcome],
+        notice: bool = False,
     ) -> None:
         """Run one input's turn under the chat's lock and resolve its future."""
         try:
@@ -227,7 +301,7 @@ class Engine:
             raise
         state.inbox.remove(text)
         try:
-            await self._locked_turn(chat, state, text, future)
+            await self._locked_turn(chat, state, text, future, notice)
         finally:
             state.lock.release()
             if not future.done():  # never leave a caller waiting, whatever happened
@@ -246,7 +320,12 @@ class Engine:
         )
 
     async def _locked_turn(
-        self, chat: str, state: ChatState, text: str, future: asyncio.Future[Outcome]
+        self,
+        chat: str,
+        state: ChatState,
+        text: str,
+        future: asyncio.Future[Outcome],
+        notice: bool = False,
     ) -> None:
         """The turn itself; the caller holds the chat's lock."""
         state.running = asyncio.current_task()
@@ -254,7 +333,7 @@ class Engine:
         started = time.time()
         turn: Turn | None = None
         try:
-            turn = await self._prepare(chat, turn_id, text)
+            turn = await self._prepare(chat, turn_id, text, notice)
             result = await run_turn(turn)
         except asyncio.CancelledError:
             text_so_far = turn.answer + turn.partial if turn else ""
@@ -277,7 +356,7 @@ class Engine:
         self.events.publish(Notice(chat, "error", message))
         return TurnFinished(chat, turn_id, "failed", "", error=message, error_kind=kind)
 
-    async def _prepare(self, chat: str, turn_id: str, text: str) -> Turn:
+    async def _prepare(self, chat: str, turn_id: str, text: str, notice: bool = False) -> Turn:
         """Load the chat, make the user's message durable, pick the bot, bind the model."""
         loaded = self.chats.load(chat)
         for problem in loaded.problems:
@@ -287,7 +366,9 @@ class Engine:
         bot = await self._bot_for(loaded.meta, loaded.messages, text)
         route = self.route_for(bot.model, bot.provider)  # a config error ends here, unsaved
         client = self.client_for(route.provider)
-        user = {"role": "user", "content": text, "turn": turn_id}
+        user: dict[str, Any] = {"role": "user", "content": text, "turn": turn_id}
+        if notice:
+            user["notice"] = True
         self.chats.append(chat, [user])  # durable before the model is called
         history = [*loaded.messages[loaded.consolidated :], user]
         self.events.publish(TurnStarted(chat, turn_id, bot.name, route.model))
@@ -296,6 +377,7 @@ class Engine:
             self.scope_for(bot), skills=skills, chat=chat, turn=turn_id, bot=bot.name, services=self
         )
         agent = self.settings.agent
+        before_step, on_usage = self.delegations.hooks_for(chat)
         return Turn(
             chat=chat,
             turn_id=turn_id,
@@ -321,6 +403,8 @@ class Engine:
             emit=self.events.publish,
             approve=lambda call_id, name, args, prompt: self._approve(chat, name, args, prompt),
             trace={},
+            before_step=before_step,
+            on_usage=on_usage,
         )
 
     def scope_for(self, bot: Bot) -> ToolScope:
@@ -461,6 +545,7 @@ class Engine:
         self.traces.write(_redacted(record))
         if result.status == "completed" and turn is not None:
             self._maybe_consolidate(result.chat, turn.bot)
+        self.delegations.turn_finished(result)
         if not future.done():
             future.set_result(result)
 

@@ -149,6 +149,14 @@ class ApprovalDecided(Event):
     reason: str
 
 
+@dataclass(frozen=True)
+class DelegationChanged(Event):
+    """A delegation record changed; ``chat`` is the chat that gave the work."""
+
+    record: dict[str, Any]
+    """The record as stored (see ``tuibot.delegation.records.Delegation.to_json``)."""
+
+
 Listener = Callable[[Event], None]
 
 log = logging.getLogger("tuibot.events")

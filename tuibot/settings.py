@@ -43,6 +43,7 @@ __all__ = [
     "AgentSettings",
     "BotSettings",
     "ConfigError",
+    "DelegationSettings",
     "LoggingSettings",
     "ProviderSettings",
     "Settings",
@@ -164,6 +165,22 @@ class BotSettings:
 
 
 @dataclass(frozen=True)
+class DelegationSettings:
+    """Bots giving work to bots: ``[delegation]``. Finite defaults everywhere."""
+
+    default_time_ms: int = field(default=1_800_000, metadata=rules(ge=1_000, le=2_592_000_000))
+    """Time limit of work that has none of its own (a person's new round), in ms."""
+    max_live_per_chat: int = field(default=8, metadata=rules(ge=1, le=1000))
+    """Open delegations one chat may have at once."""
+    max_live_total: int = field(default=64, metadata=rules(ge=1, le=10000))
+    """Open delegations in all chats together."""
+    approval_timeout: float = field(default=900.0, metadata=rules(gt=0))
+    """Seconds a delegation request (authorize, continue at a limit) waits; then denied."""
+    loop_repeats: int = field(default=3, metadata=rules(ge=2, le=100))
+    """The identical tool call this many times in a row pauses the work as a loop."""
+
+
+@dataclass(frozen=True)
 class LoggingSettings:
     """The application log: ``[logging]``."""
 
@@ -188,6 +205,8 @@ class Settings:
     """Model servers by name. A ``[providers]`` table in the file replaces the built-in set."""
     bots: dict[str, BotSettings] = field(default_factory=dict)
     """Bots besides the default one (``[agent]``), by name."""
+    delegation: DelegationSettings = field(default_factory=DelegationSettings)
+    """Limits on work bots give to bots, and how long its requests wait."""
     tools: ToolsSettings = field(default_factory=ToolsSettings)
     """Where the file tools work and how long an approval may wait."""
     logging: LoggingSettings = field(default_factory=LoggingSettings)

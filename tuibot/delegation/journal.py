@@ -127,7 +127,14 @@ class DelegationJournal:
         return self.path.with_name(f"{self.path.name}.lock")
 
     def load(self) -> list[LineProblem]:
-        """Read the file again; returns the torn or malformed lines set aside."""
+        """Read the file again; returns the torn or malformed lines set aside.
+
+        No file is no delegations yet: nothing is created (no lock file either) until
+        the first record is written, so a start-up with no delegations writes nothing.
+        """
+        if not self.path.exists():
+            self._records, self._lines, self._stamp, self._loaded = {}, 0, None, True
+            return []
         with self._failing("load", "delegations"), self._locked():
             return self._read()
 

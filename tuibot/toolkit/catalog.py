@@ -9,7 +9,7 @@ entry therefore replaces exactly that entry's tools, and deleting it removes the
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from tuibot.toolkit.decorator import ToolSpec
@@ -41,8 +41,11 @@ class ToolCatalog:
         folders: list[tuple[Path, str]],
         state_file: Path | None = None,
         notify: Notify = _quiet,
+        builtins: Sequence[ToolSpec] = (),
     ) -> None:
         self.registry = registry
+        self.builtins = list(builtins)
+        """Tools of tuibot itself (delegation): always present, never overridden."""
         self.folders = folders
         """``(folder, source)`` pairs, lowest priority first (bundled, then user)."""
         self.state_file = state_file
@@ -115,6 +118,14 @@ class ToolCatalog:
                 if announce_overrides and old is not None and old.source != spec.source:
                     self.notify("info", f"user tool {spec.name} overrides the bundled one")
                 merged[spec.name] = spec
+        for spec in self.builtins:
+            shadow = merged.get(spec.name)
+            if announce_overrides and shadow is not None:
+                self.notify(
+                    "warning",
+                    f"{shadow.source} tool {spec.name} ignored: {spec.name} is built into tuibot",
+                )
+            merged[spec.name] = spec
         self.registry.replace_all(self._keep_confirmation(merged).values())
 
     def _keep_confirmation(self, merged: dict[str, ToolSpec]) -> dict[str, ToolSpec]:

@@ -1,0 +1,737 @@
+"""Running delegated work: task chats, limits, pauses, human decisions, results.
+
+The engine owns one manager. A bot's ``delegate`` call lands in :meth:`delegate`, which
+returns at once; the work runs as ordinary turns of a task chat (``kind: "task"``), so
+everything a chat has — durability, the inbox, tools, approvals — holds for it too. The
+manager only adds what delegation needs on top:
+
+- **Limits.** Each task-chat turn gets a ``before_step`` hook (steps and budget, checked
+  before every model call, for the work and every layer above it) and an ``on_usage``
+  hook (cost bubbles up layer by layer). Time is a timer per running delegation that
+  fires at the deadline even while no turn runs; paused time is not counted.
+- **Pauses.** At a limit the work and everything below it pause; one
+  ``delegations.continue`` request goes to the human. Allow restarts the limits, deny
+  (or no answer) cancels the tree, ask cancels it and hands the giver a question.
+- **Ends.** After each task-chat turn, work with nothing open (no live delegations of
+  its own, no pending request, no queued input) ends, and the giver's chat gets a notice
+  that starts a turn when it is idle.
+
+Every change is written to the journal before it is acted on, so a restart finds the
+records as they were (see :meth:`recover`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import time
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
+
+from tuibot.approvals import Decision
+from tuibot.delegation.journal import DelegationJournal
+from tuibot.delegation.records import Delegation, Limits, Parent, Pause, Usage
+from tuibot.events import DelegationChanged, Notice, TurnFinished
+from tuibot.events import Usage as TurnUsage
+
+if TYPE_CHECKING:
+    from tuibot.agent.loop import StepHook, Turn, UsageHook
+    from tuibot.engine import Engine
+
+log = logging.getLogger("tuibot.delegation")
+
+NOTE = (
+    "The work runs on its own. Its result comes back to this chat as a message. "
+    "Go on with other work, or end your answer now."
+)
+CONTINUE_KIND = "delegations.continue"
+AUTHORIZE_KIND = "delegations.authorize"
+
+
+class DelegationRefused(Exception):
+    """A ``delegate`` or ``cancel_delegation`` call that cannot be done; says why."""
+
+
+@dataclass
+class _Live:
+    """What only this process knows about a running record: clocks and waiters."""
+
+    resume: asyncio.Event = field(default_factory=asyncio.Event)
+    """Set while the work may take steps; cleared while it is paused."""
+    since: float | None = None
+    """``time.monotonic()`` when the work last started running; None while paused."""
+    timer: asyncio.Task[None] | None = None
+    waiter: asyncio.Task[None] | None = None
+    """The task waiting for a human's decision (authorization or a pause)."""
+    last_turn: TurnFinished | None = None
+    inbox: list[str] = field(default_factory=list)
+    """Messages for the task chat that the running turn reads at its next step."""
+
+
+class DelegationManager:
+    """Starts, limits, pauses, ends and cancels delegated work for one engine."""
+
+    def __init__(self, engine: Engine, journal: DelegationJournal) -> None:
+        self.engine = engine
+        self.journal = journal
+        self._live: dict[str, _Live] = {}
+        self._by_chat: dict[str, str] = {}
+        """Task chat → the delegation now working in it (a later round replaces it)."""
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._changed = asyncio.Condition()
+        self._recent_calls: dict[str, list[str]] = {}
+
+    # -- reading -------------------------------------------------------------------
+
+    def get(self, delegation_id: str) -> Delegation | None:
+        """The latest record of ``delegation_id``."""
+        return self.journal.get(delegation_id)
+
+    def given_by(self, chat: str) -> list[Delegation]:
+        """The work ``chat`` gave, oldest first."""
+        return self.journal.children(chat)
+
+    def tree(self, chat: str) -> list[Delegation]:
+        """All work below ``chat``, layer by layer (parents before children)."""
+        found: list[Delegation] = []
+        queue = [chat]
+        while queue:
+            for record in self.journal.children(queue.pop(0)):
+                found.append(record)
+                if record.chat:
+                    queue.append(record.chat)
+        return found
+
+    def working_in(self, chat: str) -> Delegation | None:
+        """The delegation whose task chat is ``chat`` (the latest round), if any."""
+        delegation_id = self._by_chat.get(chat)
+        if delegation_id is None:
+            rounds = [d for d in self.journal.all() if d.chat == chat]
+            if not rounds:
+                return None
+            delegation_id = rounds[-1].id
+            self._by_chat[chat] = delegation_id
+        return self.journal.get(delegation_id)
+
+    def has_open_work(self, chat: str) -> bool:
+        """Whether ``chat`` still waits on something: its delegations, requests, input."""
+        if any(d.is_open for d in self.journal.children(chat)):
+            return True
+        if any(r.chat == chat for r in self.engine.approvals.pending()):
+            return True
+        return self.engine.busy(chat)
+
+    async def wait_until_settled(self, chat: str) -> None:
+        """Return once ``chat`` has no open work (its results have all come back)."""
+        async with self._changed:
+            await self._changed.wait_for(lambda: not self.has_open_work(chat))
+
+    # -- giving work ----------------------------------------------------------------
+
+    def delegate(
+        self,
+        *,
+        chat: str,
+        turn: str,
+        giver: str,
+        task: str,
+        limits: Limits,
+        bot: str | None,
+        reason: str,
+        continues: str | None,
+    ) -> dict[str, Any]:
+        """Record the work and start it (or ask to); returns the tool's answer at once."""
+        if not task.strip():
+            raise DelegationRefused("task is empty: say what to do, with everything it needs")
+        if continues:
+            return self._continue(chat, turn, giver, task, limits, continues)
+        target = self.engine.bots.require(bot) if bot else self.engine.bots.require(giver)
+        needs_human = target.name != giver and not self.engine.bots.owns(giver, target.name)
+        if needs_human and not reason.strip():
+            raise DelegationRefused(
+                f"a reason is required to give work to {target.name}, a bot you do not own"
+            )
+        self._check_caps(chat)
+        record = Delegation.new(
+            parent=Parent(chat, turn),
+            giver_bot=giver,
+            bot=target.name,
+            task=task.strip(),
+            reason=reason.strip(),
+            limits=limits,
+        )
+        if not needs_human:
+            record = replace(record, status="queued")
+        record = self.journal.create(record)
+        self._publish(record)
+        if needs_human:
+            self._spawn(self._authorize(record), f"authorize {record.id}")
+        else:
+            self._start(record)
+        return {"delegation": record.id, "status": record.status, "note": NOTE}
+
+    def _continue(
+        self, chat: str, turn: str, giver: str, task: str, limits: Limits, earlier: str
+    ) -> dict[str, Any]:
+        """More work for an earlier delegation of the same chat (its task chat keeps history)."""
+        record = self.journal.get(earlier)
+        if record is None or record.parent.chat != chat:
+            raise DelegationRefused(f"no delegation {earlier} was given by this chat")
+        if record.is_open:
+            if record.status == "authorizing":
+                raise DelegationRefused(f"{earlier} is still waiting for authorization")
+            message = f"[tuibot] {giver} adds to this task: {task.strip()}"
+            self._deliver_to_task(record, message)
+            return {"delegation": record.id, "status": record.status, "note": NOTE}
+        self._check_caps(chat)
+        fresh = Delegation.new(
+            parent=Parent(chat, turn),
+            giver_bot=giver,
+            bot=record.bot,
+            task=task.strip(),
+            reason=record.reason,
+            limits=limits,
+        )
+        fresh = self.journal.create(replace(fresh, status="queued", chat=record.chat))
+        self._publish(fresh)
+        self._start(fresh, first=f"[tuibot] {giver} gives you more work on this task: {task}")
+        return {"delegation": fresh.id, "status": fresh.status, "note": NOTE}
+
+    def new_round(self, chat: str) -> Delegation | None:
+        """A person wrote into an ended task chat: open a new round with the old limits."""
+        last = self.working_in(chat)
+        if last is None or last.is_open:
+            return None
+        fresh = Delegation.new(
+            parent=last.parent,
+            giver_bot=last.giver_bot,
+            bot=last.bot,
+            task=last.task,
+            reason=last.reason,
+            limits=last.limits,
+        )
+        fresh = self.journal.create(replace(fresh, status="running", chat=chat))
+        self._by_chat[chat] = fresh.id
+        live = self._live.setdefault(fresh.id, _Live())
+        live.resume.set()
+        live.since = time.monotonic()
+        live.timer = self._spawn(self._deadline(fresh.id), f"deadline {fresh.id}")
+        self._publish(fresh)
+        return fresh
+
+    def _check_caps(self, chat: str) -> None:
+        settings = self.engine.settings.delegation
+        live = [d for d in self.journal.all() if d.is_open]
+        if len([d for d in live if d.parent.chat == chat]) >= settings.max_live_per_chat:
+            raise DelegationRefused(
+                f"this chat already has {settings.max_live_per_chat} live delegations "
+                "(delegation.max_live_per_chat); wait for results or cancel some"
+            )
+        if len(live) >= settings.max_live_total:
+            raise DelegationRefused(
+                f"{settings.max_live_total} delegations are live (delegation.max_live_total); "
+                "wait for results or cancel some"
+            )
+
+    async def _authorize(self, record: Delegation) -> None:
+        """First work for a bot the giver does not own: a person decides."""
+        decision = await self.engine.approvals.ask(
+            self.root_chat(record.parent.chat),
+            AUTHORIZE_KIND,
+            f"{record.giver_bot} wants to give work to {record.bot}: {record.task[:120]}"
+            f" (reason: {record.reason})",
+            {
+                "delegation": record.id,
+                "giver": record.giver_bot,
+                "bot": record.bot,
+                "task": record.task,
+                "reason": record.reason,
+                "limits": record.limits.to_json(),
+            },
+            grant_key=f"delegate:{record.giver_bot}->{record.bot}",
+            timeout=self.engine.settings.delegation.approval_timeout,
+        )
+        current = self.journal.get(record.id)
+        if current is None or current.status != "authorizing":
+            return  # cancelled meanwhile
+        if decision.allowed:
+            self._start(self._save(current, status="queued"))
+            return
+        why = decision.question or decision.reason or "denied"
+        failed = self._save(current, status="failed", result=f"not authorized: {why}")
+        self._tell_giver(failed, f"was not authorized.\n\nReason:\n{why}")
+
+    def _start(self, record: Delegation, first: str | None = None) -> None:
+        """Open the task chat if needed and hand it the task as its first input."""
+        chat = record.chat
+        if chat is None:
+            meta = self.engine.chats.create(
+                kind="task",
+                bot=record.bot,
+                title=record.task[:60],
+                parent={"chat": record.parent.chat, "delegation": record.id},
+                pinned=True,
+            )
+            chat = meta.id
+        record = self._save(record, status="running", chat=chat)
+        self._by_chat[chat] = record.id
+        live = self._live.setdefault(record.id, _Live())
+        live.resume.set()
+        live.since = time.monotonic()
+        live.timer = self._spawn(self._deadline(record.id), f"deadline {record.id}")
+        text = first or f"[tuibot] {record.giver_bot} gives you this task: {record.task}"
+        self._send(chat, text)
+
+    def _deliver_to_task(self, record: Delegation, message: str) -> None:
+        """A message for running work: a turn waiting at its next step reads it there;
+        otherwise it goes through the chat's inbox and starts (or follows) a turn."""
+        assert record.chat is not None
+        if self.engine.busy(record.chat):
+            self._live.setdefault(record.id, _Live()).inbox.append(message)
+        else:
+            self._send(record.chat, message)
+
+    def _send(self, chat: str, text: str) -> None:
+        """Queue a notice as the chat's next input, at once (the turn runs on its own)."""
+        self.engine.post(chat, text, notice=True)
+
+    # -- hooks for task-chat turns --------------------------------------------------
+
+    def hooks_for(self, chat: str) -> tuple[StepHook | None, UsageHook | None]:
+        """The limit hooks of a turn in ``chat`` (none for a chat that is not task work)."""
+        record = self.working_in(chat)
+        if record is None or not record.is_open:
+            return None, None
+        delegation_id = record.id
+
+        async def before_step(turn: Turn) -> list[dict[str, Any]]:
+            return await self._before_step(delegation_id, turn)
+
+        def on_usage(usage: TurnUsage) -> None:
+            self._add_cost(delegation_id, usage.cost_micros)
+
+        return before_step, on_usage
+
+    async def _before_step(self, delegation_id: str, turn: Turn) -> list[dict[str, Any]]:
+        """Wait out a pause, enforce steps, budget and loops, count the step."""
+        while True:
+            live = self._live.setdefault(delegation_id, _Live())
+            await live.resume.wait()
+            record = self.journal.get(delegation_id)
+            if record is None or not record.is_open:
+                raise asyncio.CancelledError
+            over = self._over_limit(record) or self._looping(delegation_id, turn)
+            if over is None:
+                break
+            at, limit = over
+            self._pause(at, limit)
+            if live.resume.is_set():  # the work above was paused already: wait with it
+                self._pause_below(record, at, limit)
+        record = self.journal.get(delegation_id)
+        assert record is not None
+        self._save(record, usage=self._clocked(record, steps=1))
+        messages = [
+            {"role": "user", "content": text, "turn": turn.turn_id, "notice": True}
+            for text in self._live[delegation_id].inbox
+        ]
+        self._live[delegation_id].inbox.clear()
+        if messages:
+            self.engine.chats.append(turn.chat, messages)  # stored before the model sees them
+        return messages
+
+    def _over_limit(self, record: Delegation) -> tuple[Delegation, str] | None:
+        """The first record (this one or one above) past its steps or budget, and which."""
+        current: Delegation | None = record
+        while current is not None:
+            used = current.used()
+            if current.limits.steps is not None and used.steps >= current.limits.steps:
+                return current, "steps"
+            budget = current.limits.budget_micros
+            if budget is not None and used.cost_micros >= budget:
+                return current, "budget"
+            current = self.working_in(current.parent.chat)
+        return None
+
+    def _looping(self, delegation_id: str, turn: Turn) -> tuple[Delegation, str] | None:
+        """The same tool call with the same arguments, over and over: pause for a look."""
+        last = next((m for m in reversed(turn.history) if m.get("role") == "assistant"), None)
+        calls = (last or {}).get("tool_calls") or []
+        if not calls:
+            self._recent_calls.pop(delegation_id, None)
+            return None
+        signature = json.dumps(
+            [
+                (c.get("function", {}).get("name"), c.get("function", {}).get("arguments"))
+                for c in calls
+            ],
+            sort_keys=True,
+        )
+        seen = self._recent_calls.setdefault(delegation_id, [])
+        seen.append(signature)
+        repeats = self.engine.settings.delegation.loop_repeats
+        if len(seen) >= repeats and len(set(seen[-repeats:])) == 1:
+            seen.clear()
+            record = self.journal.get(delegation_id)
+            return (record, "loop") if record is not None else None
+        del seen[:-repeats]
+        return None
+
+    def _add_cost(self, delegation_id: str, cost: int) -> None:
+        """A model call's cost counts for this work and every layer above it."""
+        if cost <= 0:
+            return
+        current = self.journal.get(delegation_id)
+        while current is not None and current.is_open:
+            usage = replace(current.usage, cost_micros=current.usage.cost_micros + cost)
+            current = self.working_in(self._save(current, usage=usage).parent.chat)
+
+    async def _deadline(self, delegation_id: str) -> None:
+        """Pause the work when its time is up, even if no turn is running."""
+        while True:
+            record = self.journal.get(delegation_id)
+            live = self._live.get(delegation_id)
+            if record is None or live is None or record.status != "running":
+                return
+            used_ms = self._clocked(record, commit=False).time_ms - record.window.time_ms
+            left_ms = record.limits.time_ms - used_ms
+            if left_ms <= 0:
+                self._pause(record, "time")
+                return
+            await asyncio.sleep(left_ms / 1000)
+
+    def _clocked(self, record: Delegation, steps: int = 0, *, commit: bool = True) -> Usage:
+        """``record.usage`` with the time run since the clock last started and ``steps``.
+
+        With ``commit`` the clock restarts from now: the caller saves the result, so the
+        time moves from the clock into the record and is never counted twice or lost.
+        """
+        live = self._live.get(record.id)
+        elapsed = 0
+        if live is not None and live.since is not None:
+            now = time.monotonic()
+            elapsed = int((now - live.since) * 1000)
+            if commit:
+                live.since = now
+        return replace(
+            record.usage, time_ms=record.usage.time_ms + elapsed, steps=record.usage.steps + steps
+        )
+
+    # -- pausing and deciding ---------------------------------------------------------
+
+    def _pause(self, record: Delegation, limit: str) -> None:
+        """Pause ``record`` and all work below it; ask the person above whether to go on."""
+        record = self.journal.get(record.id) or record
+        if record.status == "paused":
+            return
+        now = time.time()
+        self._freeze(record)
+        paused = self._save(
+            record,
+            status="paused",
+            usage=self._clocked(record),
+            pause=Pause(limit, None, None, now),  # type: ignore[arg-type]
+        )
+        self._stop_clock(record.id)
+        for below in self._open_below(paused):
+            if below.status in ("running", "queued"):
+                self._pause_below(below, paused, limit)
+        live = self._live.setdefault(paused.id, _Live())
+        live.waiter = self._spawn(self._decide_pause(paused), f"decide {paused.id}")
+
+    def _pause_below(self, record: Delegation, at: Delegation, limit: str) -> None:
+        """``record`` waits for the decision about ``at``, the work above it at a limit."""
+        self._freeze(record)
+        self._save(
+            record,
+            status="paused",
+            usage=self._clocked(record),
+            pause=Pause(limit, None, at.id, time.time()),  # type: ignore[arg-type]
+        )
+        self._stop_clock(record.id)
+
+    def _freeze(self, record: Delegation) -> None:
+        live = self._live.setdefault(record.id, _Live())
+        live.resume.clear()
+
+    def _stop_clock(self, delegation_id: str) -> None:
+        live = self._live.get(delegation_id)
+        if live is None:
+            return
+        live.since = None
+        if live.timer is not None and live.timer is not asyncio.current_task():
+            live.timer.cancel()
+        live.timer = None
+
+    async def _decide_pause(self, record: Delegation) -> None:
+        """One request for the person; allow resumes, deny or ask cancel the tree."""
+        assert record.pause is not None
+        limit = record.pause.limit
+        used = record.used().to_json()
+        summary = (
+            f"{record.bot}'s work hit its {limit} limit: {record.task[:100]} "
+            f"(used {used}, limits {record.limits.to_json()}). Continue?"
+        )
+        decision = await self.engine.approvals.ask(
+            self.root_chat(record.parent.chat),
+            CONTINUE_KIND,
+            summary,
+            {
+                "delegation": record.id,
+                "bot": record.bot,
+                "limit": limit,
+                "limits": record.limits.to_json(),
+                "usage": record.usage.to_json(),
+                "task": record.task,
+            },
+            grant_key=f"continue:{record.id}:{limit}",
+            timeout=self.engine.settings.delegation.approval_timeout,
+            on_request=lambda request_id: self._note_request(record.id, request_id),
+        )
+        current = self.journal.get(record.id)
+        if current is None or current.status != "paused":
+            return
+        if decision.allowed:
+            self._resume(current, decision)
+            return
+        if decision.question:
+            await self.cancel(current.id, by="human", question=decision.question)
+        else:
+            await self.cancel(current.id, by="human", why=f"stopped at its {limit} limit")
+
+    def _note_request(self, delegation_id: str, request_id: str) -> None:
+        record = self.journal.get(delegation_id)
+        if record is not None and record.pause is not None:
+            self._save(record, pause=replace(record.pause, request=request_id))
+
+    def _resume(self, record: Delegation, decision: Decision) -> None:
+        """Allowed: the limits restart from now; the reason reaches the task chat.
+
+        After a restart nothing is running in the task chats any more, so each resumed
+        one is told to pick up where it stopped.
+        """
+        restarted = record.pause is not None and record.pause.limit == "restart"
+        resumed = self._save(record, status="running", pause=None, window=record.usage)
+        self._run_clock(resumed)
+        woken = [resumed]
+        for below in self._open_below(resumed):
+            if below.status == "paused" and below.pause and below.pause.delegation == record.id:
+                woken.append(self._save(below, status="running", pause=None))
+                self._run_clock(woken[-1])
+        if decision.reason and resumed.chat:
+            self._deliver_to_task(resumed, f"[tuibot] You may continue. {decision.reason}")
+        if restarted:
+            for work in woken:
+                if work.chat and not self.engine.busy(work.chat):
+                    message = "[tuibot] tuibot was restarted; continue the task where you left off."
+                    self._send(work.chat, message)
+
+    def _run_clock(self, record: Delegation) -> None:
+        live = self._live.setdefault(record.id, _Live())
+        live.since = time.monotonic()
+        live.resume.set()
+        live.timer = self._spawn(self._deadline(record.id), f"deadline {record.id}")
+
+    def _open_below(self, record: Delegation) -> list[Delegation]:
+        return [d for d in self.tree(record.chat) if d.is_open] if record.chat else []
+
+    # -- ending ----------------------------------------------------------------------
+
+    def turn_finished(self, result: TurnFinished) -> None:
+        """After a turn of a task chat: end the work if nothing is left open."""
+        record = self.working_in(result.chat)
+        if record is not None and record.is_open:
+            live = self._live.setdefault(record.id, _Live())
+            live.last_turn = result
+            for message in live.inbox:  # arrived after the turn's last step: a turn of its own
+                self._send(result.chat, message)
+            live.inbox.clear()
+            if record.status == "running":
+                self._spawn(self._maybe_end(record.id), f"end? {record.id}")
+        self._spawn(self._notify_changed(), "changed")
+
+    async def _maybe_end(self, delegation_id: str) -> None:
+        await asyncio.sleep(0)  # let the engine settle the turn's inbox first
+        record = self.journal.get(delegation_id)
+        live = self._live.get(delegation_id)
+        if record is None or record.status != "running" or record.chat is None or live is None:
+            return
+        if self.has_open_work(record.chat) or live.last_turn is None:
+            return
+        last = live.last_turn
+        if last.status == "completed":
+            status, text, says = "completed", last.text, "is done.\n\nResult:\n"
+        elif last.status == "cancelled":
+            status, text, says = "cancelled", "The work was stopped.", "was stopped."
+        else:
+            error = last.error or last.status
+            status, text, says = "failed", error, "has failed.\n\nError:\n"
+        self._stop_clock(record.id)
+        ended = self._save(record, status=status, result=text, usage=self._clocked(record))
+        self._tell_giver(ended, says + (text if status != "cancelled" else ""))
+
+    async def cancel(
+        self, delegation_id: str, *, by: str, why: str = "", question: str | None = None
+    ) -> Delegation:
+        """Stop the work and everything below it; the giver hears unless its bot did it.
+
+        ``by`` is ``bot`` (the giver's own tool: no notice) or ``human``. Running turns are
+        stopped and awaited before the record says ``cancelled``.
+        """
+        record = self.journal.get(delegation_id)
+        if record is None:
+            raise DelegationRefused(f"no delegation {delegation_id}")
+        if not record.is_open:
+            return record
+        for below in reversed(self._open_below(record)):
+            await self._stop(below, "stopped because the work above it was cancelled")
+        await self._stop(record, why or f"cancelled by the {by}")
+        final = self.journal.get(record.id) or record
+        if by != "bot":
+            if question:
+                self._tell_giver(final, f"was stopped. The person asks:\n\n{question}")
+            else:
+                self._tell_giver(final, f"was stopped ({why or 'cancelled by a person'}).")
+        return final
+
+    async def cancel_given_by(self, chat: str, *, by: str) -> list[Delegation]:
+        """Cancel every open delegation ``chat`` gave (interrupt with delegations, delete)."""
+        return [await self.cancel(d.id, by=by) for d in self.journal.children(chat) if d.is_open]
+
+    async def _stop(self, record: Delegation, why: str) -> None:
+        live = self._live.get(record.id)
+        if live is not None:
+            live.resume.clear()
+            if live.waiter is not None and live.waiter is not asyncio.current_task():
+                live.waiter.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await live.waiter
+        self._stop_clock(record.id)
+        if record.chat:
+            await self.engine.stop_chat(record.chat)
+        current = self.journal.get(record.id) or record
+        if current.is_open:
+            self._save(current, status="cancelled", result=why, usage=self._clocked(current))
+        if live is not None:
+            live.resume.set()  # release anything still waiting; it sees the end and stops
+
+    def _tell_giver(self, record: Delegation, says: str) -> None:
+        """The result notice, through the giver chat's inbox (a late one only goes in history)."""
+        text = f"[tuibot] The work {record.id} that you gave to {record.bot} {says}".rstrip()
+        giver_chat = record.parent.chat
+        above = self.working_in(giver_chat)
+        if above is not None and not above.is_open:
+            self.engine.note_in_history(giver_chat, text)  # late: no new round by itself
+            return
+        self._send(giver_chat, text)
+
+    # -- restart --------------------------------------------------------------------
+
+    def recover(self, root_chat: str | None = None) -> list[Delegation]:
+        """Pick up work left open by an earlier run: running comes back paused, queued starts.
+
+        ``root_chat`` limits this to work below one chat (what ``ask --chat`` resumes);
+        None recovers everything (the TUI, headless mode).
+        """
+        records = self.tree(root_chat) if root_chat else self.journal.all()
+        recovered: list[Delegation] = []
+        held: dict[str, str] = {}
+        """Task chat of work paused here → the id of the topmost paused work above it."""
+        for record in sorted(records, key=lambda r: r.created):
+            if not record.is_open or record.id in self._live:
+                continue
+            if record.chat:
+                self._by_chat[record.chat] = record.id
+            top = held.get(record.parent.chat)
+            if record.status in ("running", "paused"):
+                if top is not None or (record.pause is not None and record.pause.delegation):
+                    above = top or (record.pause.delegation if record.pause else None)
+                    paused = self._save(
+                        record,
+                        status="paused",
+                        pause=Pause("restart", None, above, time.time()),
+                    )
+                    self._freeze(paused)
+                else:
+                    paused = self._save(
+                        record, status="paused", pause=Pause("restart", None, None, time.time())
+                    )
+                    self._freeze(paused)
+                    self._live[paused.id].waiter = self._spawn(
+                        self._decide_pause(paused), f"decide {paused.id}"
+                    )
+                    top = paused.id
+                if paused.chat:
+                    held[paused.chat] = top or paused.id
+                recovered.append(paused)
+            elif record.status == "queued" and top is None:
+                self._start(record)
+                recovered.append(record)
+            elif record.status == "authorizing":
+                self._spawn(self._authorize(record), f"authorize {record.id}")
+                recovered.append(record)
+        return recovered
+
+    # -- plumbing -------------------------------------------------------------------
+
+    def root_chat(self, chat: str) -> str:
+        """The person's chat at the top of the tree ``chat`` belongs to."""
+        seen: set[str] = set()
+        while chat not in seen:
+            seen.add(chat)
+            record = self.working_in(chat)
+            if record is None:
+                return chat
+            chat = record.parent.chat
+        return chat
+
+    def _save(self, record: Delegation, **changes: Any) -> Delegation:
+        """Write a change on top of the latest revision and tell the front ends."""
+        current = self.journal.get(record.id) or record
+        saved = self.journal.update(replace(current, **changes), expected_rev=current.rev)
+        self._publish(saved)
+        return saved
+
+    def _publish(self, record: Delegation) -> None:
+        self.engine.events.publish(DelegationChanged(record.parent.chat, record.to_json()))
+        self._spawn(self._notify_changed(), "changed")
+
+    async def _notify_changed(self) -> None:
+        async with self._changed:
+            self._changed.notify_all()
+
+    def _spawn(self, coro: Any, name: str) -> asyncio.Task[Any]:
+        task = asyncio.get_running_loop().create_task(self._guard(coro, name), name=name)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+    async def _guard(self, coro: Any, name: str) -> Any:
+        try:
+            return await coro
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:
+            log.exception("delegation task %s failed", name)
+            self.engine.events.publish(Notice("", "error", f"delegation: {name}: {error}"))
+
+    async def close(self) -> None:
+        """Stop timers and waiters (records stay as they are: a restart recovers them)."""
+        for task in list(self._tasks):
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+
+
+def describe(record: Delegation) -> str:
+    """One line for lists: id, status, bot, usage against limits, task."""
+    used, limits = record.used(), record.limits
+    parts = [f"time {used.time_ms // 1000}/{limits.time_ms // 1000}s"]
+    if limits.steps is not None:
+        parts.append(f"steps {used.steps}/{limits.steps}")
+    if limits.budget_micros is not None:
+        parts.append(f"budget {used.cost_micros}/{limits.budget_micros}µ$")
+    pause = f" [paused: {record.pause.limit}]" if record.pause else ""
+    return f"{record.id}  {record.status:<11} {record.bot:<12} {', '.join(parts)}{pause}  " + (
+        record.task.splitlines()[0][:60] if record.task else ""
+    )
