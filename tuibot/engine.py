@@ -161,7 +161,12 @@ class Engine:
             self.events.publish(Notice("", "warning", f"skill skipped: {where}: {problem.reason}"))
 
     async def close(self) -> None:
-        """Cancel running turns and close model connections."""
+        """Cancel running turns and close model connections.
+
+        Delegated work is left as recorded (running stays running) for the next start
+        to recover, rather than ended by its turns being stopped.
+        """
+        self.delegations.closing = True
         reloader = getattr(self, "tool_reloader", None)
         if reloader is not None:
             await reloader.stop()

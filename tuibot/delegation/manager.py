@@ -66,6 +66,8 @@ class _Live:
     waiter: asyncio.Task[None] | None = None
     """The task waiting for a human's decision (authorization or a pause)."""
     last_turn: TurnFinished | None = None
+    stopping: bool = False
+    """Being cancelled: the end of its turn must not end it a second way."""
     inbox: list[str] = field(default_factory=list)
     """Messages for the task chat that the running turn reads at its next step."""
 
@@ -82,6 +84,8 @@ class DelegationManager:
         self._tasks: set[asyncio.Task[Any]] = set()
         self._changed = asyncio.Condition()
         self._recent_calls: dict[str, list[str]] = {}
+        self.closing = False
+        """Set when the engine shuts down: turns stop, but the work stays as recorded."""
 
     # -- reading -------------------------------------------------------------------
 
@@ -540,6 +544,8 @@ class DelegationManager:
 
     def turn_finished(self, result: TurnFinished) -> None:
         """After a turn of a task chat: end the work if nothing is left open."""
+        if self.closing:
+            return
         record = self.working_in(result.chat)
         if record is not None and record.is_open:
             live = self._live.setdefault(record.id, _Live())
@@ -557,6 +563,8 @@ class DelegationManager:
         live = self._live.get(delegation_id)
         if record is None or record.status != "running" or record.chat is None or live is None:
             return
+        if live.stopping or self.closing:
+            return
         if self.has_open_work(record.chat) or live.last_turn is None:
             return
         last = live.last_turn
@@ -567,8 +575,9 @@ class DelegationManager:
         else:
             error = last.error or last.status
             status, text, says = "failed", error, "has failed.\n\nError:\n"
+        usage = self._clocked(record)
         self._stop_clock(record.id)
-        ended = self._save(record, status=status, result=text, usage=self._clocked(record))
+        ended = self._save(record, status=status, result=text, usage=usage)
         self._tell_giver(ended, says + (text if status != "cancelled" else ""))
 
     async def cancel(
@@ -600,21 +609,22 @@ class DelegationManager:
         return [await self.cancel(d.id, by=by) for d in self.journal.children(chat) if d.is_open]
 
     async def _stop(self, record: Delegation, why: str) -> None:
-        live = self._live.get(record.id)
-        if live is not None:
-            live.resume.clear()
-            if live.waiter is not None and live.waiter is not asyncio.current_task():
-                live.waiter.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await live.waiter
+        live = self._live.setdefault(record.id, _Live())
+        live.stopping = True
+        live.resume.clear()
+        if live.waiter is not None and live.waiter is not asyncio.current_task():
+            live.waiter.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await live.waiter
+        usage = self._clocked(self.journal.get(record.id) or record)
         self._stop_clock(record.id)
         if record.chat:
             await self.engine.stop_chat(record.chat)
         current = self.journal.get(record.id) or record
         if current.is_open:
-            self._save(current, status="cancelled", result=why, usage=self._clocked(current))
-        if live is not None:
-            live.resume.set()  # release anything still waiting; it sees the end and stops
+            usage = replace(current.usage, time_ms=max(usage.time_ms, current.usage.time_ms))
+            self._save(current, status="cancelled", result=why, usage=usage)
+        live.resume.set()  # release anything still waiting; it sees the end and stops
 
     def _tell_giver(self, record: Delegation, says: str) -> None:
         """The result notice, through the giver chat's inbox (a late one only goes in history)."""
@@ -718,6 +728,7 @@ class DelegationManager:
 
     async def close(self) -> None:
         """Stop timers and waiters (records stay as they are: a restart recovers them)."""
+        self.closing = True
         for task in list(self._tasks):
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
