@@ -2,25 +2,34 @@
 
 The answer streams to stdout; status (tool calls, notices) goes to stderr, so
 ``tuibot ask … > answer.md`` captures only the answer. ``--json`` writes one JSON
-object per line instead. Exit codes: 0 answered, 1 the turn failed, 2 usage or config
-error, 3 the model server is unreachable or rejected the request, 130 interrupted.
+object per line instead. When the bot delegates, ``ask`` waits until its chat has no
+open work — the results come back as notices, each starting a turn, and the answer
+that follows them is printed too — bounded by ``--max-time``, ``--max-steps`` and
+``--max-usd``. Exit codes: 0 answered, 1 the turn failed, 2 usage or config error, 3
+the model server is unreachable or rejected the request, 4 the work stopped at a limit
+or on a decision ``ask`` could not get, 130 interrupted.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TextIO
 
 from tuibot.agent.calls import summarize_arguments
 from tuibot.approvals import Decision
+from tuibot.delegation.manager import RootLimits
 from tuibot.engine import Engine
 from tuibot.events import (
+    ApprovalDecided,
     ApprovalRequested,
     CommandOutput,
+    DelegationChanged,
     Event,
     Notice,
     ReasoningDelta,
@@ -33,6 +42,10 @@ from tuibot.slash import is_command
 from tuibot.toolkit.threads import run_in_daemon_thread
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_MODEL, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+EXIT_STOPPED = 4
+"""The work stopped at a limit, or on a human decision ``ask`` could not get."""
+LIMIT_KINDS = ("delegations.continue",)
+"""Requests to go past a limit: ``--yes`` alone does not allow them."""
 DIM, RESET = "\x1b[2m", "\x1b[0m"
 
 
@@ -46,6 +59,14 @@ class AskOptions:
     """Pin the new chat to this bot."""
     json: bool = False
     yes: bool = False
+    continue_at_limits: bool = False
+    """With ``yes``: also allow delegated work to go past its limits."""
+    max_time: float = 1800.0
+    """Seconds for the whole ask, delegated work included."""
+    max_steps: int = 100
+    """Model calls of the ask's own chat."""
+    max_micros: int = 5_000_000
+    """Cost of the ask's chat and all work below it, in micro-USD."""
 
 
 def build_prompt(argument: str | None, stdin: TextIO) -> str:
@@ -80,13 +101,19 @@ def exit_code(outcome: TurnFinished | CommandOutput) -> int:
 class Printer:
     """Writes one chat's events for a person: answer to stdout, status to stderr."""
 
-    def __init__(self, chat: str, out: TextIO, err: TextIO) -> None:
+    def __init__(
+        self, chat: str, out: TextIO, err: TextIO, in_tree: Callable[[str], bool] | None = None
+    ) -> None:
         self.chat, self.out, self.err = chat, out, err
+        self.in_tree = in_tree or (lambda chat: False)
         self.dim = err.isatty()
         self._ended_line = True
         self._broken = False
 
     def __call__(self, event: Event) -> None:
+        if isinstance(event, DelegationChanged) and self.in_tree(event.chat):
+            self._delegation(event.record)
+            return
         if event.chat not in (self.chat, ""):
             return
         try:
@@ -119,6 +146,12 @@ class Printer:
             self.out.write("\n")
             self.out.flush()
 
+    def _delegation(self, record: dict[str, Any]) -> None:
+        """One status line per change of delegated work: id, bot, status, why."""
+        pause = record.get("pause") or {}
+        why = f" ({pause.get('limit')} limit)" if record["status"] == "paused" else ""
+        self._status(f"  ↳ {record['id']} {record['bot']}: {record['status']}{why}")
+
     def _status(self, line: str) -> None:
         """A status line on stderr, starting on a fresh line."""
         self.err.write(line + "\n")
@@ -128,12 +161,18 @@ class Printer:
 class JsonPrinter:
     """Writes one chat's events as JSON Lines, one object per event, each with a type."""
 
-    def __init__(self, chat: str, out: TextIO) -> None:
+    def __init__(
+        self, chat: str, out: TextIO, in_tree: Callable[[str], bool] | None = None
+    ) -> None:
         self.chat, self.out = chat, out
+        self.in_tree = in_tree or (lambda chat: False)
         self._broken = False
 
     def __call__(self, event: Event) -> None:
-        if event.chat not in (self.chat, "") or self._broken:
+        if self._broken:
+            return
+        mine = event.chat in (self.chat, "")
+        if not mine and not (isinstance(event, DelegationChanged) and self.in_tree(event.chat)):
             return
         record = json_record(event)
         if record is not None:
@@ -174,7 +213,17 @@ def json_record(event: Event) -> dict[str, Any] | None:
             "id": event.request_id,
             "kind": event.kind,
             "summary": event.summary,
+            "details": event.details,
         }
+    if isinstance(event, ApprovalDecided):
+        return {
+            "type": "approval_decided",
+            "id": event.request_id,
+            "allowed": event.allowed,
+            "reason": event.reason,
+        }
+    if isinstance(event, DelegationChanged):
+        return {"type": "delegation", "record": event.record}
     if isinstance(event, CommandOutput):
         return {"type": "command", "command": event.command, "ok": event.ok, "text": event.text}
     if isinstance(event, TurnFinished):
@@ -198,11 +247,29 @@ def json_record(event: Event) -> dict[str, Any] | None:
 
 
 class Approver:
-    """Answers tool confirmations: a terminal prompt, ``--yes``, or a clear denial."""
+    """Answers requests of the ask's chat: a terminal prompt, ``--yes``, or a clear denial.
 
-    def __init__(self, engine: Engine, chat: str, *, yes: bool, interactive: bool) -> None:
+    Requests from work delegated below the chat arrive under the chat too. ``--yes``
+    allows tool calls and first delegations, but not going past a limit unless
+    ``--continue-at-limits`` says so. A delegation request denied for want of a person
+    stops that work, so ``ask`` then exits 4; a denied tool call is only a tool result
+    the bot answers.
+    """
+
+    def __init__(
+        self,
+        engine: Engine,
+        chat: str,
+        *,
+        yes: bool,
+        interactive: bool,
+        continue_at_limits: bool = False,
+    ) -> None:
         self.engine, self.chat = engine, chat
         self.yes, self.interactive = yes, interactive
+        self.continue_at_limits = continue_at_limits
+        self.unanswered: list[str] = []
+        """Kinds of requests denied because nobody could be asked."""
         self._tasks: set[asyncio.Task[None]] = set()
 
     def __call__(self, event: Event) -> None:
@@ -212,12 +279,17 @@ class Approver:
             task.add_done_callback(self._tasks.discard)
 
     async def _answer(self, event: ApprovalRequested) -> None:
-        if self.yes:
+        past_limit = event.kind in LIMIT_KINDS
+        if self.yes and (not past_limit or self.continue_at_limits):
             decision = Decision(True, reason="allowed by --yes")
         elif not self.interactive:
-            decision = Decision(
-                False, reason="not confirmed: ask is not interactive (rerun with --yes to allow)"
-            )
+            if past_limit:
+                hint = "rerun with --yes --continue-at-limits to allow"
+            else:
+                hint = "rerun with --yes to allow"
+            if event.kind.startswith("delegations."):  # that work stops: exit 4
+                self.unanswered.append(event.kind)
+            decision = Decision(False, reason=f"not confirmed: ask is not interactive ({hint})")
         else:
             reply = await run_in_daemon_thread(
                 _prompt, f"tuibot: {event.summary}  [y]es / [a]lways in this chat / [N]o: "
@@ -251,7 +323,7 @@ def _prompt(question: str) -> str:
 
 
 async def run_ask(engine: Engine, options: AskOptions, out: TextIO, err: TextIO) -> int:
-    """Run one input in a chat and report it; returns the exit code."""
+    """Run one input in a chat, wait for the work it gave, report it; returns the exit code."""
     if options.chat:
         chat = engine.chats.resolve(options.chat)
     elif is_command(options.prompt):
@@ -260,19 +332,74 @@ async def run_ask(engine: Engine, options: AskOptions, out: TextIO, err: TextIO)
         chat = engine.new_chat(bot=options.bot).id
         err.write(f"tuibot: chat {chat}\n")
         err.flush()
-    printer = JsonPrinter(chat, out) if options.json else Printer(chat, out, err)
+    manager = engine.delegations
+
+    def in_tree(other: str) -> bool:
+        return bool(chat) and manager.root_chat(other) == chat
+
+    printer = JsonPrinter(chat, out, in_tree) if options.json else Printer(chat, out, err, in_tree)
     engine.events.listen(printer)
-    engine.events.listen(
-        Approver(engine, chat, yes=options.yes, interactive=sys.stdin.isatty() and err.isatty())
+    approver = Approver(
+        engine,
+        chat,
+        yes=options.yes,
+        interactive=sys.stdin.isatty() and err.isatty(),
+        continue_at_limits=options.continue_at_limits,
     )
+    engine.events.listen(approver)
+    last: list[TurnFinished] = []
+    engine.events.listen(
+        lambda event: (
+            last.append(event) if isinstance(event, TurnFinished) and event.chat == chat else None
+        )
+    )
+    stopped: list[str] = []
+
+    def at_limit(limit: str) -> None:
+        stopped.append(limit)
+        _note(engine, chat, f"ask's --max-{_FLAG[limit]} was reached; stopping all the work")
+        engine.cancel(chat, delegations=True)
+
+    if chat:
+        manager.limit_root(chat, RootLimits(options.max_steps, options.max_micros, at_limit))
     engine.load_tools()
+    if options.chat:
+        manager.recover(chat)
     future = await engine.send(chat, options.prompt)
     try:
-        outcome = await asyncio.shield(future)
-    except asyncio.CancelledError:  # Ctrl+C: stop the turn, keep what streamed
+        async with asyncio.timeout(options.max_time):
+            outcome = await asyncio.shield(future)
+            if chat and isinstance(outcome, TurnFinished):
+                await manager.wait_until_settled(chat)
+    except TimeoutError:
+        at_limit("time")
+        await _wind_down(engine, chat, future)
+    except asyncio.CancelledError:  # Ctrl+C: stop the turn and the work below, keep what streamed
         task = asyncio.current_task()
         if task is not None:
             task.uncancel()
-        engine.cancel(chat)
+        engine.cancel(chat, delegations=bool(chat))
         outcome = await future
-    return exit_code(outcome)
+        await _wind_down(engine, chat, None)
+        return exit_code(outcome)
+    if stopped or approver.unanswered:
+        return EXIT_STOPPED
+    final = last[-1] if last else future.result()
+    return exit_code(final)
+
+
+_FLAG = {"time": "time", "steps": "steps", "budget": "usd"}
+
+
+def _note(engine: Engine, chat: str, text: str) -> None:
+    engine.events.publish(Notice(chat, "warning", text))
+
+
+async def _wind_down(engine: Engine, chat: str, future: Any) -> None:
+    """After a stop, wait (briefly) for the cancelled turns and work to settle."""
+    with contextlib.suppress(TimeoutError):
+        async with asyncio.timeout(10):
+            if future is not None:
+                await asyncio.shield(future)
+            if chat:
+                await engine.delegations.wait_until_settled(chat)

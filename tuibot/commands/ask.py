@@ -9,8 +9,11 @@ from typing import Any
 
 HELP = """\
 Ask once and print the answer. Piped stdin is read as the prompt, or appended to
-PROMPT as context. Exit codes: 0 answered, 1 the turn failed, 2 usage or config
-error, 3 the model server is unreachable or rejected the request, 130 interrupted.
+PROMPT as context. When the bot delegates, ask waits for the results and the answer
+that follows, within --max-time, --max-steps and --max-usd. Exit codes: 0 answered,
+1 the turn failed, 2 usage or config error, 3 the model server is unreachable or
+rejected the request, 4 the work stopped at a limit or on a decision ask could not
+get, 130 interrupted.
 """
 
 
@@ -30,7 +33,35 @@ def add_parser(subparsers: Any) -> None:
     add_provider_options(parser)
     parser.add_argument("--json", action="store_true", help="write JSON Lines events to stdout")
     parser.add_argument(
-        "--yes", action="store_true", help="allow tool calls that need confirmation"
+        "--yes",
+        action="store_true",
+        help="allow tool calls and delegations that need confirmation (not past limits)",
+    )
+    parser.add_argument(
+        "--continue-at-limits",
+        action="store_true",
+        help="with --yes, also let delegated work go on when it reaches a limit",
+    )
+    parser.add_argument(
+        "--max-time",
+        type=_positive(float),
+        default=1800.0,
+        metavar="S",
+        help="stop all the work after this many seconds (default 1800)",
+    )
+    parser.add_argument(
+        "--max-steps",
+        type=_positive(int),
+        default=100,
+        metavar="N",
+        help="model calls of this chat's own turns (default 100)",
+    )
+    parser.add_argument(
+        "--max-usd",
+        type=_positive(float),
+        default=5.0,
+        metavar="USD",
+        help="cost of this chat and all work below it (default 5; local models cost 0)",
     )
     parser.add_argument(
         "--config",
@@ -40,6 +71,19 @@ def add_parser(subparsers: Any) -> None:
         help="use this config file",
     )
     parser.set_defaults(handler=run)
+
+
+def _positive(kind: type) -> Any:
+    def parse(text: str) -> Any:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+        if value <= 0:
+            raise argparse.ArgumentTypeError(f"must be more than 0, got {text}")
+        return value
+
+    return parse
 
 
 def add_provider_options(parser: argparse.ArgumentParser) -> None:
@@ -80,7 +124,17 @@ def run(args: argparse.Namespace) -> int:
     if args.bot and args.chat:
         print("tuibot: --bot starts a new chat; it cannot be used with --chat", file=sys.stderr)
         return EXIT_USAGE
-    options = AskOptions(prompt=prompt, chat=args.chat, bot=args.bot, json=args.json, yes=args.yes)
+    options = AskOptions(
+        prompt=prompt,
+        chat=args.chat,
+        bot=args.bot,
+        json=args.json,
+        yes=args.yes,
+        continue_at_limits=args.continue_at_limits,
+        max_time=args.max_time,
+        max_steps=args.max_steps,
+        max_micros=round(args.max_usd * 1_000_000),
+    )
     return asyncio.run(_ask(settings, options, args.base_url))
 
 

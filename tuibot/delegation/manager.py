@@ -27,6 +27,7 @@ import contextlib
 import json
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -72,6 +73,22 @@ class _Live:
     """Messages for the task chat that the running turn reads at its next step."""
 
 
+@dataclass
+class RootLimits:
+    """Limits on a person's own chat and all work below it (``ask --max-steps/--max-usd``).
+
+    Nobody can be asked when one is reached, so ``on_limit`` is told and decides (``ask``
+    stops everything and exits 4).
+    """
+
+    steps: int | None
+    budget_micros: int | None
+    on_limit: Callable[[str], None]
+    used_steps: int = 0
+    used_micros: int = 0
+    reached: str | None = None
+
+
 class DelegationManager:
     """Starts, limits, pauses, ends and cancels delegated work for one engine."""
 
@@ -84,6 +101,7 @@ class DelegationManager:
         self._tasks: set[asyncio.Task[Any]] = set()
         self._changed = asyncio.Condition()
         self._recent_calls: dict[str, list[str]] = {}
+        self._roots: dict[str, RootLimits] = {}
         self.closing = False
         """Set when the engine shuts down: turns stop, but the work stays as recorded."""
 
@@ -303,9 +321,15 @@ class DelegationManager:
 
     # -- hooks for task-chat turns --------------------------------------------------
 
+    def limit_root(self, chat: str, limits: RootLimits) -> None:
+        """Put ``limits`` on ``chat``'s own model calls and the cost of all work below it."""
+        self._roots[chat] = limits
+
     def hooks_for(self, chat: str) -> tuple[StepHook | None, UsageHook | None]:
         """The limit hooks of a turn in ``chat`` (none for a chat that is not task work)."""
         record = self.working_in(chat)
+        if record is None and chat in self._roots:
+            return self._root_hooks(chat, self._roots[chat])
         if record is None or not record.is_open:
             return None, None
         delegation_id = record.id
@@ -317,6 +341,27 @@ class DelegationManager:
             self._add_cost(delegation_id, usage.cost_micros)
 
         return before_step, on_usage
+
+    def _root_hooks(self, chat: str, root: RootLimits) -> tuple[StepHook, UsageHook]:
+        async def before_step(turn: Turn) -> list[dict[str, Any]]:
+            if root.steps is not None and root.used_steps >= root.steps:
+                self._root_reached(root, "steps")
+            elif root.budget_micros is not None and root.used_micros >= root.budget_micros:
+                self._root_reached(root, "budget")
+            if root.reached:
+                await asyncio.Event().wait()  # on_limit stops this turn; never step past it
+            root.used_steps += 1
+            return []
+
+        def on_usage(usage: TurnUsage) -> None:
+            root.used_micros += max(usage.cost_micros, 0)
+
+        return before_step, on_usage
+
+    def _root_reached(self, root: RootLimits, limit: str) -> None:
+        if root.reached is None:
+            root.reached = limit
+            root.on_limit(limit)
 
     async def _before_step(self, delegation_id: str, turn: Turn) -> list[dict[str, Any]]:
         """Wait out a pause, enforce steps, budget and loops, count the step."""
@@ -387,9 +432,16 @@ class DelegationManager:
         if cost <= 0:
             return
         current = self.journal.get(delegation_id)
+        above = current.parent.chat if current else ""
         while current is not None and current.is_open:
             usage = replace(current.usage, cost_micros=current.usage.cost_micros + cost)
-            current = self.working_in(self._save(current, usage=usage).parent.chat)
+            above = self._save(current, usage=usage).parent.chat
+            current = self.working_in(above)
+        root = self._roots.get(above)
+        if root is not None:
+            root.used_micros += cost
+            if root.budget_micros is not None and root.used_micros >= root.budget_micros:
+                self._root_reached(root, "budget")
 
     async def _deadline(self, delegation_id: str) -> None:
         """Pause the work when its time is up, even if no turn is running."""
