@@ -79,6 +79,8 @@ class _HTTPServer(ThreadingHTTPServer):
 
     daemon_threads = True
     block_on_close = False
+    request_queue_size = 256
+    """Room for many clients connecting at once (delegation benchmarks), not the default 5."""
 
     def __init__(self, scripted: ScriptedServer) -> None:
         super().__init__(("127.0.0.1", 0), _Handler)

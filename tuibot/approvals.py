@@ -3,7 +3,10 @@
 A request carries an ``asyncio.Future`` that whoever answers resolves — the TUI's
 approvals pane, ``ask``'s terminal prompt, a test — through :meth:`ApprovalQueue.decide`.
 A request nobody answers in time is denied. Decisions with scope ``chat`` or
-``lifetime`` become grants, so the same question is not asked again.
+``lifetime`` become grants, so the same question is not asked again: kept in a
+:class:`~tuibot.grants.GrantStore` when the queue has one (they outlive the process), else
+only in memory. A grants file that cannot be read or written never loses a decision: the
+grant is kept in memory for this run and the problem is reported as an error notice.
 """
 
 from __future__ import annotations
@@ -13,9 +16,12 @@ import itertools
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from tuibot.events import ApprovalDecided, ApprovalRequested, Event
+from tuibot.events import ApprovalDecided, ApprovalRequested, Event, Notice
+
+if TYPE_CHECKING:
+    from tuibot.grants import GrantStore
 
 Scope = Literal["once", "chat", "lifetime"]
 
@@ -49,13 +55,24 @@ class ApprovalRequest:
 class ApprovalQueue:
     """Pending requests, oldest first, and the grants earlier decisions left."""
 
-    def __init__(self, emit: Callable[[Event], None], default_timeout: float) -> None:
+    def __init__(
+        self,
+        emit: Callable[[Event], None],
+        default_timeout: float,
+        grants: GrantStore | None = None,
+    ) -> None:
         self._emit = emit
         self._default_timeout = default_timeout
         self._pending: dict[str, ApprovalRequest] = {}
         self._ids = itertools.count(1)
+        self.grants = grants
+        """Where grants are kept across runs; None keeps them in memory only."""
         self.chat_grants: set[tuple[str, str]] = set()
+        """Chat grants of this run alone (no store, or the store could not save them)."""
         self.lifetime_grants: set[str] = set()
+        """Lifetime grants of this run alone, as ``chat_grants``."""
+        self._store_problem = ""
+        """The last grants-file problem reported, so a broken file is not reported per ask."""
 
     def pending(self) -> list[ApprovalRequest]:
         """Requests waiting for an answer, oldest first."""
@@ -65,7 +82,19 @@ class ApprovalQueue:
         """Whether an earlier decision already allows this."""
         if grant_key is None:
             return False
-        return grant_key in self.lifetime_grants or (chat, grant_key) in self.chat_grants
+        if grant_key in self.lifetime_grants or (chat, grant_key) in self.chat_grants:
+            return True
+        if self.grants is None:
+            return False
+        from tuibot.grants import GrantStoreError
+
+        try:
+            allowed = self.grants.allows(chat, grant_key)
+        except GrantStoreError as exc:  # a broken file is no grants: ask, and say why
+            self._report(chat, f"{exc}; kept grants are ignored until it is fixed")
+            return False
+        self._store_problem = ""
+        return allowed
 
     async def ask(
         self,
@@ -118,13 +147,50 @@ class ApprovalQueue:
         request = self._pending.get(request_id)
         if request is None or request.future.done():
             return False
-        if decision.allowed and request.grant_key is not None:
-            if decision.scope == "chat":
-                self.chat_grants.add((request.chat, request.grant_key))
-            elif decision.scope == "lifetime":
-                self.lifetime_grants.add(request.grant_key)
-        self._settle(request, decision)
+        try:
+            if decision.allowed and request.grant_key is not None and decision.scope != "once":
+                self._keep(request, decision)
+        finally:  # whatever happens to the grant, the decision is delivered
+            self._settle(request, decision)
         return True
+
+    def _keep(self, request: ApprovalRequest, decision: Decision) -> None:
+        """Turn a ``chat`` or ``lifetime`` decision into a grant: in the store, else memory."""
+        key = request.grant_key
+        if key is None or decision.scope not in ("chat", "lifetime"):
+            return
+        if self.grants is not None and self._persist(request, decision, key):
+            return
+        if decision.scope == "chat":
+            self.chat_grants.add((request.chat, key))
+        else:
+            self.lifetime_grants.add(key)
+
+    def _persist(self, request: ApprovalRequest, decision: Decision, key: str) -> bool:
+        """Save the grant; False (after a notice) when it could not be saved."""
+        from tuibot.grants import Grant, GrantScope, GrantStoreError
+
+        assert self.grants is not None
+        scope: GrantScope = "chat" if decision.scope == "chat" else "lifetime"
+        chat = request.chat if scope == "chat" else None
+        try:
+            grant = Grant(key, scope, chat, reason=decision.reason or "allowed")
+        except ValueError:  # not a storable grant (an empty key): this run only
+            return False
+        try:
+            self.grants.add(grant)
+        except GrantStoreError as exc:  # every lost save is reported, not only the first
+            self._report(request.chat, f"{exc}; the grant holds for this run only", once=False)
+            return False
+        return True
+
+    def _report(self, chat: str, message: str, *, once: bool = True) -> None:
+        """An error notice about the grants file; with ``once``, once per distinct problem."""
+        if once and message == self._store_problem:
+            return
+        if once:
+            self._store_problem = message
+        self._emit(Notice(chat, "error", message))
 
     def _settle(self, request: ApprovalRequest, decision: Decision) -> None:
         """Resolve the future and tell every front end."""

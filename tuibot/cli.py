@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from tuibot import __version__
-from tuibot.commands import ask, chats, config, doctor, keys, skills, tools
+from tuibot.commands import ask, chats, config, delegations, doctor, grants, keys, skills, tools
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -24,7 +24,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"tuibot {__version__}")
     add_global_options(parser)
     subparsers = parser.add_subparsers(title="commands", metavar="COMMAND")
-    for module in (ask, config, keys, chats, doctor, tools, skills):
+    for module in (ask, config, keys, chats, delegations, grants, doctor, tools, skills):
         module.add_parser(subparsers)
     return parser
 

@@ -32,6 +32,7 @@ from tuibot.events import (
     TurnFinished,
     TurnStarted,
 )
+from tuibot.grants import GrantStore
 from tuibot.llm.parts import ModelClient
 from tuibot.llm.select import Route, make_client, needs_key, select_route
 from tuibot.memory import MemoryStore, MemoryStoreError, memory_path
@@ -101,7 +102,11 @@ class Engine:
         for problem in self.bots.problems:
             log.warning("created bots: %s", problem)
         self.tools = ToolRegistry()
-        self.approvals = ApprovalQueue(self.events.publish, settings.tools.confirm_timeout)
+        self.approvals = ApprovalQueue(
+            self.events.publish,
+            settings.tools.confirm_timeout,
+            grants=GrantStore(self.paths.grants),
+        )
         self.delegations = DelegationManager(self, DelegationJournal(self.paths.delegations))
         try:
             self._journal_problems: list[Any] = self.delegations.journal.load()
@@ -558,11 +563,15 @@ class Engine:
         self, chat: str, name: str, arguments: dict[str, Any], prompt: str
     ) -> tuple[bool, str]:
         """Put a tool confirmation in the approval queue and wait for it."""
+        root = self.delegations.root_chat(chat)  # the person answers in their own chat
+        details: dict[str, Any] = {"tool": name, "arguments": arguments, "prompt": prompt}
+        if root != chat:
+            details["task_chat"] = chat
         decision = await self.approvals.ask(
-            chat,
+            root,
             "tool",
             f"{prompt} {name}({summarize_arguments(arguments, 80)})",
-            {"tool": name, "arguments": arguments, "prompt": prompt},
+            details,
             grant_key=f"tool:{name}",
         )
         return decision.allowed, decision.reason or ("allowed" if decision.allowed else "denied")

@@ -1,0 +1,94 @@
+"""``tuibot grants``: list the approvals kept as grants, and revoke them.
+
+A grant is an earlier "always" answer (scope ``chat`` or ``lifetime``): while it is kept,
+the same question is not asked again. Revoking one takes effect at once, also in a
+running tuibot, which re-reads the file on its next check.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from datetime import datetime
+from typing import TYPE_CHECKING, TextIO
+
+if TYPE_CHECKING:
+    from tuibot.grants import Grant, GrantStore
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    """Register ``tuibot grants [list|revoke ID]``."""
+    parser = subparsers.add_parser(
+        "grants",
+        help="list or revoke kept approvals",
+        description="List the approvals kept as grants (the default) or revoke one.",
+    )
+    actions = parser.add_subparsers(dest="grants_action", metavar="ACTION")
+    listing = actions.add_parser("list", help="kept grants, oldest first")
+    listing.add_argument("--json", action="store_true", help="one JSON object per grant")
+    revoke = actions.add_parser("revoke", help="remove one grant, so its question is asked again")
+    revoke.add_argument("grant", metavar="ID", help="a grant id or a unique prefix of one")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``grants list`` or ``grants revoke``; 0 ok, 1 unreadable file, 2 unknown id."""
+    from tuibot.grants import GrantNotFound, GrantStore, GrantStoreError
+    from tuibot.paths import DataPaths
+
+    store = GrantStore(DataPaths.default().grants)
+    try:
+        if getattr(args, "grants_action", None) == "revoke":
+            return _revoke(store, args.grant)
+        return _list(store, bool(getattr(args, "json", False)))
+    except GrantNotFound as exc:
+        _emit(sys.stderr, f"tuibot: {exc}")
+        return 2
+    except GrantStoreError as exc:
+        _emit(sys.stderr, f"tuibot: {exc}")
+        return 1
+
+
+def _emit(stream: TextIO, text: str) -> None:
+    """Write a line even if the terminal's encoding cannot show every character."""
+    try:
+        stream.write(text + "\n")
+    except UnicodeEncodeError:
+        encoding = getattr(stream, "encoding", None) or "utf-8"
+        stream.write((text + "\n").encode(encoding, "backslashreplace").decode(encoding))
+
+
+def _when(timestamp: float) -> str:
+    return datetime.fromtimestamp(timestamp).strftime("%Y-%m-%d %H:%M")
+
+
+def _list(store: GrantStore, as_json: bool) -> int:
+    grants = store.all()
+    if as_json:
+        for grant in grants:
+            _emit(sys.stdout, json.dumps(grant.as_dict(), ensure_ascii=False))
+        return 0
+    if not grants:
+        _emit(sys.stdout, "No grants.")
+        return 0
+    rows = [("ID", "SCOPE", "CHAT", "KEY", "CREATED", "REASON")]
+    rows += [
+        (g.id, g.scope, g.chat or "-", g.key, _when(g.created), g.reason or "-") for g in grants
+    ]
+    widths = [max(len(row[i]) for row in rows) for i in range(5)]
+    for row in rows:
+        cells = [cell.ljust(width) for cell, width in zip(row, widths, strict=False)]
+        _emit(sys.stdout, "  ".join([*cells, row[5]]))
+    return 0
+
+
+def _revoke(store: GrantStore, wanted: str) -> int:
+    grant = store.revoke(wanted)
+    _emit(sys.stdout, f"revoked {grant.id}: {_describe(grant)}")
+    return 0
+
+
+def _describe(grant: Grant) -> str:
+    where = f"in chat {grant.chat}" if grant.scope == "chat" else "in every chat"
+    return f"{grant.key} {where}"
