@@ -24,7 +24,8 @@ from engine_helpers import Recorder, ask
 from scripted_server import Reply, ScriptedServer, silent, text, tool_calls
 
 from tuibot.approvals import Decision
-from tuibot.events import DelegationChanged
+from tuibot.events import DelegationChanged, TaskChanged
+from tuibot.tasks import TaskBoard
 
 TEN_MIN = {"timeMs": 600_000}
 
@@ -332,3 +333,70 @@ async def _until(condition, timeout: float = 10) -> None:  # type: ignore[no-unt
             await asyncio.sleep(0.01)
 
     await asyncio.wait_for(wait(), timeout)
+
+
+async def test_a_journal_that_cannot_be_written_is_a_clear_error_and_no_work_starts(
+    server: ScriptedServer, hermetic: Path
+) -> None:
+    engine = make_engine(server)
+    journal = engine.delegations.journal.path
+    journal.parent.mkdir(parents=True, exist_ok=True)
+    journal.mkdir()  # a folder where the file should be: every write fails
+    Script(
+        server,
+        [
+            ("Try it", delegate_call("Anything", TEN_MIN)),
+            ("could not save delegation", text("I could not hand the work off.")),
+        ],
+    )
+    chat = engine.new_chat(bot="Assistant").id
+    result = await ask(engine, chat, "Try it")
+
+    tool = next(m for m in messages_of(engine, chat) if m["role"] == "tool")
+    assert tool["content"].startswith("Error: could not save delegation dlg_")
+    assert str(journal) in tool["content"]
+    assert result.text == "I could not hand the work off."
+    assert engine.delegations.given_by(chat) == []
+    assert [m.kind for m in engine.chats.list()] == ["direct"]  # no task chat was opened
+    await engine.close()
+
+
+async def test_every_input_is_a_task_and_delegated_work_is_a_child_task(
+    server: ScriptedServer, hermetic: Path
+) -> None:
+    engine = make_engine(server)
+    Script(
+        server,
+        [
+            ("Plan it", delegate_call("Draft the plan", {"timeMs": 600_000, "steps": 1})),
+            ('"status": "queued"', text("Delegated.")),
+            ("gives you this task: Draft the plan", tool_calls([("list_dir", "{}", "l")])),
+            ("You may continue", text("Plan drafted.")),
+            ("is done.", text("The plan is ready.")),
+        ],
+    )
+    states: list[tuple[str, str]] = []
+    engine.events.listen(
+        lambda e: (
+            states.append((e.task["title"], e.task["state"]))
+            if isinstance(e, TaskChanged)
+            else None
+        )
+    )
+    Decider(engine, {"delegations.continue": Decision(True, reason="go on")})
+    chat = engine.new_chat(bot="Assistant").id
+    await ask(engine, chat, "Plan it")
+    await settle(engine, chat)
+    await engine.close()
+
+    board = TaskBoard(engine.paths.tasks)
+    board.load()
+    tasks = {t.title: t for t in board.all()}
+    giver = tasks["Plan it"]
+    child = tasks["[tuibot] Assistant gives you this task: Draft the"]
+    assert giver.state == child.state == "done" and giver.chat == chat
+    assert child.parent == giver.id and child.delegation is not None
+    assert child.iterations == 2 and child.tool_calls == 1
+    assert ("[tuibot] Assistant gives you this task: Draft the", "paused") in states
+    notice_task = next(t for t in board.all() if t.title.startswith("[tuibot] The work"))
+    assert notice_task.chat == chat and notice_task.state == "done"

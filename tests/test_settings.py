@@ -81,7 +81,7 @@ def test_settings_constructed_directly_match_loaded_defaults() -> None:
 
 def test_as_dict_is_plain_and_leaves_out_derived_names() -> None:
     data = load().as_dict()
-    assert set(data) == {"agent", "providers", "bots", "delegation", "tools", "logging"}
+    assert set(data) == {"agent", "providers", "bots", "delegation", "tasks", "tools", "logging"}
     assert "name" not in data["providers"]["local"]
     assert data["agent"]["params"] == {}
 
@@ -276,7 +276,10 @@ def test_choices_are_case_insensitive_and_stored_canonically() -> None:
         ),
         (
             '[agnet]\nmodel = "x"',
-            ['unknown section "agnet"', "agent, providers, bots, delegation, tools, logging"],
+            [
+                'unknown section "agnet"',
+                "agent, providers, bots, delegation, tasks, tools, logging",
+            ],
         ),
         (
             '[providers.x]\nbase = "x"',

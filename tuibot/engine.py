@@ -9,6 +9,7 @@ TUI's starts Textual workers grouped per chat; ``ask`` and tests use asyncio tas
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import time
@@ -27,8 +28,12 @@ from tuibot.delegation.journal import DelegationJournal
 from tuibot.delegation.manager import DelegationManager
 from tuibot.events import (
     CommandOutput,
+    Event,
     EventStream,
     Notice,
+    ReasoningDelta,
+    TaskChanged,
+    TextDelta,
     TurnFinished,
     TurnStarted,
 )
@@ -44,6 +49,7 @@ from tuibot.slash import SlashContext, is_command, run_command
 from tuibot.store.chats import ChatMeta, ChatStore
 from tuibot.store.jsonl import LineProblem, StorageError
 from tuibot.store.traces import TraceLog
+from tuibot.tasks import Task, TaskBoard
 from tuibot.toolkit.registry import ToolRegistry
 from tuibot.toolkit.scope import ToolScope
 
@@ -108,6 +114,13 @@ class Engine:
             grants=GrantStore(self.paths.grants),
         )
         self.delegations = DelegationManager(self, DelegationJournal(self.paths.delegations))
+        self.tasks = TaskBoard(
+            self.paths.tasks,
+            retention_s=settings.tasks.retention_hours * 3600,
+            on_change=lambda task: self.events.publish(TaskChanged(task.chat, task.to_json())),
+        )
+        self._tasks_loaded = False
+        self.events.listen(self._track_task)
         try:
             self._journal_problems: list[Any] = self.delegations.journal.load()
         except StorageError as error:  # reported with the tools' notices; writes will fail
@@ -155,6 +168,26 @@ class Engine:
         self.tool_reloader = ToolReloader(self.tool_catalog, also=skill_folders)
         self.tool_reloader.start()
 
+    def _track_task(self, event: Event) -> None:
+        """Keep the task board up to date; its file is read on the first event, not at start."""
+        if isinstance(event, TextDelta | ReasoningDelta | TaskChanged):
+            return  # the hot path while streaming: nothing for the board
+        if not self._tasks_loaded:
+            self._tasks_loaded = True
+            try:
+                self.tasks.load()
+            except StorageError as error:
+                log.warning("task board not loaded: %s", error)
+        self.tasks.on_event(event)
+
+    def recover_tasks(self) -> list[Task]:
+        """Tasks left ``doing`` by an earlier run, now ``todo`` (for the front end to offer
+        again); call only when no other tuibot uses the same data folder."""
+        if not self._tasks_loaded:
+            self._tasks_loaded = True
+            self.tasks.load()
+        return self.tasks.recover()
+
     def _tool_notice(self, level: str, text: str) -> None:
         """How the tool catalogue and reloader report (the tool log shows these)."""
         self.events.publish(Notice("", level, text))  # type: ignore[arg-type]
@@ -172,6 +205,8 @@ class Engine:
         to recover, rather than ended by its turns being stopped.
         """
         self.delegations.closing = True
+        with contextlib.suppress(StorageError):
+            self.tasks.flush()
         reloader = getattr(self, "tool_reloader", None)
         if reloader is not None:
             await reloader.stop()
@@ -347,7 +382,14 @@ class Engine:
             result = await run_turn(turn)
         except asyncio.CancelledError:
             text_so_far = turn.answer + turn.partial if turn else ""
-            result = TurnFinished(chat, turn_id, "cancelled", text_so_far, error="Interrupted.")
+            result = TurnFinished(
+                chat,
+                turn_id,
+                "cancelled",
+                text_so_far,
+                error="Interrupted.",
+                rounds=turn.rounds if turn else 0,
+            )
             self._finish(result, turn, text, started, future)
             raise
         except ConfigError as error:
@@ -381,7 +423,7 @@ class Engine:
             user["notice"] = True
         self.chats.append(chat, [user])  # durable before the model is called
         history = [*loaded.messages[loaded.consolidated :], user]
-        self.events.publish(TurnStarted(chat, turn_id, bot.name, route.model))
+        self.events.publish(TurnStarted(chat, turn_id, bot.name, route.model, input=text))
         skills = tuple(self.skills.current())
         scope = replace(
             self.scope_for(bot), skills=skills, chat=chat, turn=turn_id, bot=bot.name, services=self

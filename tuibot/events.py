@@ -53,6 +53,8 @@ class TurnStarted(Event):
     turn: str
     bot: str
     model: str
+    input: str = ""
+    """The input the turn answers (the user's message or a notice), for task titles."""
 
 
 @dataclass(frozen=True)
@@ -108,6 +110,8 @@ class TurnFinished(Event):
     """A friendly description of what went wrong, when ``status`` is not completed."""
     error_kind: str | None = None
     """``unreachable`` or ``rejected`` for model-server trouble, else None."""
+    rounds: int = 0
+    """Model calls the turn made (0 when it ended before calling the model)."""
 
 
 @dataclass(frozen=True)
@@ -155,6 +159,13 @@ class DelegationChanged(Event):
 
     record: dict[str, Any]
     """The record as stored (see ``tuibot.delegation.records.Delegation.to_json``)."""
+
+
+@dataclass(frozen=True)
+class TaskChanged(Event):
+    """A task on the board changed (see ``tuibot.tasks.Task.to_json``)."""
+
+    task: dict[str, Any]
 
 
 Listener = Callable[[Event], None]

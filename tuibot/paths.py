@@ -99,6 +99,11 @@ class DataPaths:
         return self.root / "memory"
 
     @property
+    def tasks(self) -> Path:
+        """The task board: every version of every task, one JSON line each."""
+        return self.root / "tasks.jsonl"
+
+    @property
     def traces(self) -> Path:
         """One JSON record per turn."""
         return self.root / "traces.jsonl"

@@ -47,6 +47,7 @@ __all__ = [
     "LoggingSettings",
     "ProviderSettings",
     "Settings",
+    "TasksSettings",
     "ToolsSettings",
     "find_config_file",
     "load_settings",
@@ -168,8 +169,6 @@ class BotSettings:
 class DelegationSettings:
     """Bots giving work to bots: ``[delegation]``. Finite defaults everywhere."""
 
-    default_time_ms: int = field(default=1_800_000, metadata=rules(ge=1_000, le=2_592_000_000))
-    """Time limit of work that has none of its own (a person's new round), in ms."""
     max_live_per_chat: int = field(default=8, metadata=rules(ge=1, le=1000))
     """Open delegations one chat may have at once."""
     max_live_total: int = field(default=64, metadata=rules(ge=1, le=10000))
@@ -178,6 +177,14 @@ class DelegationSettings:
     """Seconds a delegation request (authorize, continue at a limit) waits; then denied."""
     loop_repeats: int = field(default=3, metadata=rules(ge=2, le=100))
     """The identical tool call this many times in a row pauses the work as a loop."""
+
+
+@dataclass(frozen=True)
+class TasksSettings:
+    """The task board: ``[tasks]``."""
+
+    retention_hours: float = field(default=24.0, metadata=rules(gt=0))
+    """Done and failed tasks leave the board after this many hours (they stay on disk)."""
 
 
 @dataclass(frozen=True)
@@ -207,6 +214,8 @@ class Settings:
     """Bots besides the default one (``[agent]``), by name."""
     delegation: DelegationSettings = field(default_factory=DelegationSettings)
     """Limits on work bots give to bots, and how long its requests wait."""
+    tasks: TasksSettings = field(default_factory=TasksSettings)
+    """Every input becomes a task on a board (todo, doing, done, error, paused, waiting)."""
     tools: ToolsSettings = field(default_factory=ToolsSettings)
     """Where the file tools work and how long an approval may wait."""
     logging: LoggingSettings = field(default_factory=LoggingSettings)

@@ -99,6 +99,8 @@ class Turn:
     partial_reasoning: str = ""
     answer: str = ""
     """Everything the model said this turn, across finished rounds (kept on cancel)."""
+    rounds: int = 0
+    """Model calls started so far (read it for a turn that was cancelled)."""
 
 
 @dataclass
@@ -122,6 +124,7 @@ async def run_turn(turn: Turn) -> TurnFinished:
         for _ in range(turn.max_rounds):
             if turn.before_step is not None:
                 turn.history.extend(await turn.before_step(turn))
+            turn.rounds += 1
             result = await _model_round(turn)
             total += result.usage
             if turn.on_usage is not None:
@@ -135,7 +138,9 @@ async def run_turn(turn: Turn) -> TurnFinished:
             if not result.calls:
                 if result.finish == "length":
                     turn.emit(Notice(turn.chat, "warning", "The answer hit the token limit."))
-                return TurnFinished(turn.chat, turn.turn_id, "completed", turn.answer, total)
+                return TurnFinished(
+                    turn.chat, turn.turn_id, "completed", turn.answer, total, rounds=turn.rounds
+                )
             await _run_calls(turn, result.calls, cut_off=result.finish == "length")
     except asyncio.CancelledError:
         _keep_partial(turn, "interrupted")
@@ -144,7 +149,13 @@ async def run_turn(turn: Turn) -> TurnFinished:
     _keep(turn, _tagged(turn, {"role": "assistant", "content": text, "status": "round_limit"}))
     turn.emit(TextDelta(turn.chat, turn.turn_id, text))
     return TurnFinished(
-        turn.chat, turn.turn_id, "round_limit", turn.answer + text, total, error=text
+        turn.chat,
+        turn.turn_id,
+        "round_limit",
+        turn.answer + text,
+        total,
+        error=text,
+        rounds=turn.rounds,
     )
 
 
@@ -264,7 +275,14 @@ def _interrupted(turn: Turn, result: RoundResult, total: Usage, answer: str) -> 
     status: TurnStatus = "interrupted" if had_output or kind == "interrupted" else "failed"
     turn.emit(Notice(turn.chat, "error", message))
     return TurnFinished(
-        turn.chat, turn.turn_id, status, answer, total, error=message, error_kind=error_kind
+        turn.chat,
+        turn.turn_id,
+        status,
+        answer,
+        total,
+        error=message,
+        error_kind=error_kind,
+        rounds=turn.rounds,
     )
 
 
