@@ -148,6 +148,8 @@ async def test_confirmation_allow_deny_and_chat_grant(
 
     await ask(engine, chat, "once more")  # the chat grant answers without asking
     assert len(seen.of(ApprovalRequested)) == 2 and seen.of(ToolFinished)[-1].ok
+    details = seen.of(ApprovalRequested)[0].details
+    assert details["bot"] == "Assistant" and details["tool"] == "launch"  # who asks, and what
     await engine.close()
 
 

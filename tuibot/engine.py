@@ -453,7 +453,9 @@ class Engine:
             scope=scope,
             persist=lambda messages: self.chats.append(chat, _redacted(messages)),
             emit=self.events.publish,
-            approve=lambda call_id, name, args, prompt: self._approve(chat, name, args, prompt),
+            approve=lambda call_id, name, args, prompt: self._approve(
+                chat, name, args, prompt, bot.name
+            ),
             trace={},
             before_step=before_step,
             on_usage=on_usage,
@@ -602,11 +604,16 @@ class Engine:
             future.set_result(result)
 
     async def _approve(
-        self, chat: str, name: str, arguments: dict[str, Any], prompt: str
+        self, chat: str, name: str, arguments: dict[str, Any], prompt: str, bot: str = ""
     ) -> tuple[bool, str]:
         """Put a tool confirmation in the approval queue and wait for it."""
         root = self.delegations.root_chat(chat)  # the person answers in their own chat
-        details: dict[str, Any] = {"tool": name, "arguments": arguments, "prompt": prompt}
+        details: dict[str, Any] = {
+            "tool": name,
+            "arguments": arguments,
+            "prompt": prompt,
+            "bot": bot,
+        }
         if root != chat:
             details["task_chat"] = chat
         decision = await self.approvals.ask(
