@@ -127,10 +127,10 @@ class ApprovalQueue:
             future=asyncio.get_running_loop().create_future(),
         )
         self._pending[request.id] = request
-        if on_request is not None:
-            on_request(request.id)
-        self._emit(ApprovalRequested(chat, request.id, kind, summary, details))
         try:
+            if on_request is not None:
+                on_request(request.id)
+            self._emit(ApprovalRequested(chat, request.id, kind, summary, details))
             return await asyncio.wait_for(asyncio.shield(request.future), timeout)
         except TimeoutError:
             reason = f"nobody answered within {timeout:g} s"

@@ -429,7 +429,7 @@ class Engine:
             self.scope_for(bot), skills=skills, chat=chat, turn=turn_id, bot=bot.name, services=self
         )
         agent = self.settings.agent
-        before_step, on_usage = self.delegations.hooks_for(chat)
+        before_step, on_usage, before_tools = self.delegations.hooks_for(chat)
         return Turn(
             chat=chat,
             turn_id=turn_id,
@@ -459,6 +459,7 @@ class Engine:
             trace={},
             before_step=before_step,
             on_usage=on_usage,
+            before_tools=before_tools,
         )
 
     def scope_for(self, bot: Bot) -> ToolScope:

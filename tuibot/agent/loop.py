@@ -65,6 +65,10 @@ StepHook = Callable[["Turn"], Awaitable[list[dict[str, Any]]]]
 decides) and returns messages that arrived for this chat meanwhile, already stored, for
 the loop to add to the history the call sees. To stop the turn, cancel its task."""
 
+ToolsHook = Callable[["Turn"], Awaitable[None]]
+"""Runs before the tool calls of an answer run. It may wait: an answer that came back
+while the work was paused is used only once a person allows it to go on."""
+
 UsageHook = Callable[[Usage], None]
 """Told the usage (tokens, cost) of each finished model call, for limits and budgets."""
 
@@ -94,6 +98,7 @@ class Turn:
     trace: dict[str, Any] = field(default_factory=dict)
     before_step: StepHook | None = None
     on_usage: UsageHook | None = None
+    before_tools: ToolsHook | None = None
     partial: str = ""
     """Answer text of the round now streaming (kept if the turn is cancelled)."""
     partial_reasoning: str = ""
@@ -141,6 +146,8 @@ async def run_turn(turn: Turn) -> TurnFinished:
                 return TurnFinished(
                     turn.chat, turn.turn_id, "completed", turn.answer, total, rounds=turn.rounds
                 )
+            if turn.before_tools is not None:
+                await turn.before_tools(turn)
             await _run_calls(turn, result.calls, cut_off=result.finish == "length")
     except asyncio.CancelledError:
         _keep_partial(turn, "interrupted")

@@ -32,13 +32,14 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from tuibot.approvals import Decision
-from tuibot.delegation.journal import DelegationJournal
+from tuibot.delegation.journal import DelegationConflict, DelegationJournal
 from tuibot.delegation.records import Delegation, Limits, Parent, Pause, Usage
 from tuibot.events import DelegationChanged, Notice, TurnFinished
 from tuibot.events import Usage as TurnUsage
+from tuibot.store.jsonl import StorageError
 
 if TYPE_CHECKING:
-    from tuibot.agent.loop import StepHook, Turn, UsageHook
+    from tuibot.agent.loop import StepHook, ToolsHook, Turn, UsageHook
     from tuibot.engine import Engine
 
 log = logging.getLogger("tuibot.delegation")
@@ -97,9 +98,12 @@ class DelegationManager:
         self.journal = journal
         self._live: dict[str, _Live] = {}
         self._by_chat: dict[str, str] = {}
+        self._not_task: set[str] = set()
+        """Chats known to be no delegation's task chat (people's chats), so lookups stop."""
         """Task chat → the delegation now working in it (a later round replaces it)."""
         self._tasks: set[asyncio.Task[Any]] = set()
-        self._changed = asyncio.Condition()
+        self._pulse: asyncio.Future[None] | None = None
+        """Resolved (and replaced) at every change, for :meth:`wait_until_settled`."""
         self._recent_calls: dict[str, list[str]] = {}
         self._roots: dict[str, RootLimits] = {}
         self.closing = False
@@ -130,8 +134,11 @@ class DelegationManager:
         """The delegation whose task chat is ``chat`` (the latest round), if any."""
         delegation_id = self._by_chat.get(chat)
         if delegation_id is None:
+            if chat in self._not_task:
+                return None
             rounds = [d for d in self.journal.all() if d.chat == chat]
             if not rounds:
+                self._not_task.add(chat)  # a person's chat: never asked about again
                 return None
             delegation_id = rounds[-1].id
             self._by_chat[chat] = delegation_id
@@ -147,8 +154,10 @@ class DelegationManager:
 
     async def wait_until_settled(self, chat: str) -> None:
         """Return once ``chat`` has no open work (its results have all come back)."""
-        async with self._changed:
-            await self._changed.wait_for(lambda: not self.has_open_work(chat))
+        while self.has_open_work(chat):
+            if self._pulse is None or self._pulse.done():
+                self._pulse = asyncio.get_running_loop().create_future()
+            await asyncio.shield(self._pulse)
 
     # -- giving work ----------------------------------------------------------------
 
@@ -189,7 +198,7 @@ class DelegationManager:
         record = self.journal.create(record)
         self._publish(record)
         if needs_human:
-            self._spawn(self._authorize(record), f"authorize {record.id}")
+            self._watch_authorization(record)
         else:
             self._start(record)
         return {"delegation": record.id, "status": record.status, "note": NOTE}
@@ -257,6 +266,11 @@ class DelegationManager:
                 "wait for results or cancel some"
             )
 
+    def _watch_authorization(self, record: Delegation) -> None:
+        """Ask for authorization in a task that cancelling the work can stop."""
+        live = self._live.setdefault(record.id, _Live())
+        live.waiter = self._spawn(self._authorize(record), f"authorize {record.id}")
+
     async def _authorize(self, record: Delegation) -> None:
         """First work for a bot the giver does not own: a person decides."""
         decision = await self.engine.approvals.ask(
@@ -277,6 +291,7 @@ class DelegationManager:
         )
         current = self.journal.get(record.id)
         if current is None or current.status != "authorizing":
+            self._changed()
             return  # cancelled meanwhile
         if decision.allowed:
             self._start(self._save(current, status="queued"))
@@ -289,13 +304,18 @@ class DelegationManager:
         """Open the task chat if needed and hand it the task as its first input."""
         chat = record.chat
         if chat is None:
-            meta = self.engine.chats.create(
-                kind="task",
-                bot=record.bot,
-                title=record.task[:60],
-                parent={"chat": record.parent.chat, "delegation": record.id},
-                pinned=True,
-            )
+            try:
+                meta = self.engine.chats.create(
+                    kind="task",
+                    bot=record.bot,
+                    title=record.task[:60],
+                    parent={"chat": record.parent.chat, "delegation": record.id},
+                    pinned=True,
+                )
+            except (StorageError, OSError) as error:
+                failed = self._save(record, status="failed", result=f"could not start: {error}")
+                self._tell_giver(failed, f"has failed.\n\nError:\ncould not start: {error}")
+                return
             chat = meta.id
         record = self._save(record, status="running", chat=chat)
         self._by_chat[chat] = record.id
@@ -325,13 +345,14 @@ class DelegationManager:
         """Put ``limits`` on ``chat``'s own model calls and the cost of all work below it."""
         self._roots[chat] = limits
 
-    def hooks_for(self, chat: str) -> tuple[StepHook | None, UsageHook | None]:
-        """The limit hooks of a turn in ``chat`` (none for a chat that is not task work)."""
+    def hooks_for(self, chat: str) -> tuple[StepHook | None, UsageHook | None, ToolsHook | None]:
+        """The limit hooks of a turn in ``chat``: before each model call, after each
+        call's usage, before running the calls' tools (none for a plain chat)."""
         record = self.working_in(chat)
         if record is None and chat in self._roots:
-            return self._root_hooks(chat, self._roots[chat])
+            return (*self._root_hooks(chat, self._roots[chat]), None)
         if record is None or not record.is_open:
-            return None, None
+            return None, None, None
         delegation_id = record.id
 
         async def before_step(turn: Turn) -> list[dict[str, Any]]:
@@ -340,7 +361,18 @@ class DelegationManager:
         def on_usage(usage: TurnUsage) -> None:
             self._add_cost(delegation_id, usage.cost_micros)
 
-        return before_step, on_usage
+        async def before_tools(turn: Turn) -> None:
+            await self._wait_resumed(delegation_id)
+
+        return before_step, on_usage, before_tools
+
+    async def _wait_resumed(self, delegation_id: str) -> None:
+        """Hold an answer that came back during a pause: its tools run only once allowed."""
+        live = self._live.setdefault(delegation_id, _Live())
+        await live.resume.wait()
+        record = self.journal.get(delegation_id)
+        if record is None or not record.is_open:
+            raise asyncio.CancelledError
 
     def _root_hooks(self, chat: str, root: RootLimits) -> tuple[StepHook, UsageHook]:
         async def before_step(turn: Turn) -> list[dict[str, Any]]:
@@ -380,7 +412,10 @@ class DelegationManager:
                 self._pause_below(record, at, limit)
         record = self.journal.get(delegation_id)
         assert record is not None
-        self._save(record, usage=self._clocked(record, steps=1))
+        try:
+            self._save(record, usage=self._clocked(record, steps=1))
+        except (DelegationConflict, StorageError) as error:
+            self._report(f"a step of {delegation_id} was not recorded: {error}")
         messages = [
             {"role": "user", "content": text, "turn": turn.turn_id, "notice": True}
             for text in self._live[delegation_id].inbox
@@ -392,11 +427,11 @@ class DelegationManager:
 
     def _over_limit(self, record: Delegation) -> tuple[Delegation, str] | None:
         """The first record (this one or one above) past its steps or budget, and which."""
+        if record.limits.steps is not None and record.used().steps >= record.limits.steps:
+            return record, "steps"  # only its own: work below never adds steps above
         current: Delegation | None = record
         while current is not None:
             used = current.used()
-            if current.limits.steps is not None and used.steps >= current.limits.steps:
-                return current, "steps"
             budget = current.limits.budget_micros
             if budget is not None and used.cost_micros >= budget:
                 return current, "budget"
@@ -435,7 +470,11 @@ class DelegationManager:
         above = current.parent.chat if current else ""
         while current is not None and current.is_open:
             usage = replace(current.usage, cost_micros=current.usage.cost_micros + cost)
-            above = self._save(current, usage=usage).parent.chat
+            try:
+                self._save(current, usage=usage)
+            except (DelegationConflict, StorageError) as error:  # a call's answer is kept
+                self._report(f"the cost of a model call was not recorded: {error}")
+            above = current.parent.chat
             current = self.working_in(above)
         root = self._roots.get(above)
         if root is not None:
@@ -564,24 +603,52 @@ class DelegationManager:
     def _resume(self, record: Delegation, decision: Decision) -> None:
         """Allowed: the limits restart from now; the reason reaches the task chat.
 
-        After a restart nothing is running in the task chats any more, so each resumed
-        one is told to pick up where it stopped.
+        Work above that is still paused keeps this work waiting with it. After a restart
+        nothing runs in the task chats any more, so each resumed one is told to pick up
+        where it stopped; work whose turn already ended during the pause ends now.
         """
         restarted = record.pause is not None and record.pause.limit == "restart"
+        above = self._paused_above(record)
+        if above is not None:  # allowed here, but the work above still waits on a person
+            assert record.pause is not None
+            held = replace(record.pause, delegation=above.id, request=None)
+            self._save(record, pause=held, window=record.usage)  # its limits restart anyway
+            for work in self._open_below(record):
+                if work.pause is not None and work.pause.delegation == record.id:
+                    self._save(work, pause=replace(work.pause, delegation=above.id))
+            return
         resumed = self._save(record, status="running", pause=None, window=record.usage)
         self._run_clock(resumed)
         woken = [resumed]
         for below in self._open_below(resumed):
             if below.status == "paused" and below.pause and below.pause.delegation == record.id:
+                if below.chat is None:  # queued when the pause came: it starts now
+                    self._start(self._save(below, status="queued", pause=None))
+                    continue
                 woken.append(self._save(below, status="running", pause=None))
                 self._run_clock(woken[-1])
         if decision.reason and resumed.chat:
             self._deliver_to_task(resumed, f"[tuibot] You may continue. {decision.reason}")
-        if restarted:
-            for work in woken:
-                if work.chat and not self.engine.busy(work.chat):
-                    message = "[tuibot] tuibot was restarted; continue the task where you left off."
-                    self._send(work.chat, message)
+        for work in woken:
+            if work.chat is None or self.engine.busy(work.chat):
+                continue
+            if restarted:
+                message = "[tuibot] tuibot was restarted; continue the task where you left off."
+                self._send(work.chat, message)
+            elif self._live[work.id].last_turn is not None:
+                self._spawn(self._maybe_end(work.id), f"end? {work.id}")
+
+    def _paused_above(self, record: Delegation) -> Delegation | None:
+        """The topmost paused work above ``record``, if any."""
+        found = None
+        current = self.working_in(record.parent.chat)
+        seen: set[str] = set()
+        while current is not None and current.id not in seen:
+            seen.add(current.id)
+            if current.status == "paused":
+                found = current
+            current = self.working_in(current.parent.chat)
+        return found
 
     def _run_clock(self, record: Delegation) -> None:
         live = self._live.setdefault(record.id, _Live())
@@ -602,12 +669,13 @@ class DelegationManager:
         if record is not None and record.is_open:
             live = self._live.setdefault(record.id, _Live())
             live.last_turn = result
-            for message in live.inbox:  # arrived after the turn's last step: a turn of its own
-                self._send(result.chat, message)
+            if not live.stopping:  # arrived after the turn's last step: a turn of its own
+                for message in live.inbox:
+                    self._send(result.chat, message)
             live.inbox.clear()
             if record.status == "running":
                 self._spawn(self._maybe_end(record.id), f"end? {record.id}")
-        self._spawn(self._notify_changed(), "changed")
+        self._changed()
 
     async def _maybe_end(self, delegation_id: str) -> None:
         await asyncio.sleep(0)  # let the engine settle the turn's inbox first
@@ -630,6 +698,7 @@ class DelegationManager:
         usage = self._clocked(record)
         self._stop_clock(record.id)
         ended = self._save(record, status=status, result=text, usage=usage)
+        self._forget(record.id)
         self._tell_giver(ended, says + (text if status != "cancelled" else ""))
 
     async def cancel(
@@ -637,19 +706,26 @@ class DelegationManager:
     ) -> Delegation:
         """Stop the work and everything below it; the giver hears unless its bot did it.
 
-        ``by`` is ``bot`` (the giver's own tool: no notice) or ``human``. Running turns are
-        stopped and awaited before the record says ``cancelled``.
+        ``by`` is ``bot`` (the giver's own tool: no notice) or ``human``. The work's own
+        turn is stopped first (so it gives no new work meanwhile), then everything below,
+        layer by layer; the record says ``cancelled`` only once all of it has stopped.
+        A second cancel of the same work does nothing.
         """
         record = self.journal.get(delegation_id)
         if record is None:
             raise DelegationRefused(f"no delegation {delegation_id}")
-        if not record.is_open:
+        live = self._live.setdefault(record.id, _Live())
+        if not record.is_open or live.stopping:
             return record
+        live.stopping = True
+        live.resume.clear()
+        if record.chat:
+            await self.engine.stop_chat(record.chat)
         for below in reversed(self._open_below(record)):
             await self._stop(below, "stopped because the work above it was cancelled")
-        await self._stop(record, why or f"cancelled by the {by}")
+        saved = await self._stop(record, why or f"cancelled by the {by}")
         final = self.journal.get(record.id) or record
-        if by != "bot":
+        if by != "bot" and saved:
             if question:
                 self._tell_giver(final, f"was stopped. The person asks:\n\n{question}")
             else:
@@ -660,7 +736,8 @@ class DelegationManager:
         """Cancel every open delegation ``chat`` gave (interrupt with delegations, delete)."""
         return [await self.cancel(d.id, by=by) for d in self.journal.children(chat) if d.is_open]
 
-    async def _stop(self, record: Delegation, why: str) -> None:
+    async def _stop(self, record: Delegation, why: str) -> bool:
+        """Stop one piece of work; True when this call recorded it as cancelled."""
         live = self._live.setdefault(record.id, _Live())
         live.stopping = True
         live.resume.clear()
@@ -673,10 +750,21 @@ class DelegationManager:
         if record.chat:
             await self.engine.stop_chat(record.chat)
         current = self.journal.get(record.id) or record
-        if current.is_open:
+        saved = current.is_open
+        if saved:
             usage = replace(current.usage, time_ms=max(usage.time_ms, current.usage.time_ms))
             self._save(current, status="cancelled", result=why, usage=usage)
         live.resume.set()  # release anything still waiting; it sees the end and stops
+        self._forget(record.id)
+        return saved
+
+    def _forget(self, delegation_id: str) -> None:
+        """Drop what only running work needs, once the work has ended."""
+        self._recent_calls.pop(delegation_id, None)
+        live = self._live.get(delegation_id)
+        if live is not None:
+            live.last_turn = None
+            live.inbox.clear()
 
     def _tell_giver(self, record: Delegation, says: str) -> None:
         """The result notice, through the giver chat's inbox (a late one only goes in history)."""
@@ -731,7 +819,7 @@ class DelegationManager:
                 self._start(record)
                 recovered.append(record)
             elif record.status == "authorizing":
-                self._spawn(self._authorize(record), f"authorize {record.id}")
+                self._watch_authorization(record)
                 recovered.append(record)
         return recovered
 
@@ -755,18 +843,25 @@ class DelegationManager:
         self._publish(saved)
         return saved
 
+    def _report(self, text: str) -> None:
+        log.error("delegation: %s", text)
+        self.engine.events.publish(Notice("", "error", f"delegation: {text}"))
+
     def _publish(self, record: Delegation) -> None:
         self.engine.events.publish(DelegationChanged(record.parent.chat, record.to_json()))
-        self._spawn(self._notify_changed(), "changed")
+        self._changed()
 
-    async def _notify_changed(self) -> None:
-        async with self._changed:
-            self._changed.notify_all()
+    def _changed(self) -> None:
+        """Wake whoever waits for a chat to settle; they look again."""
+        pulse, self._pulse = self._pulse, None
+        if pulse is not None and not pulse.done():
+            pulse.set_result(None)
 
     def _spawn(self, coro: Any, name: str) -> asyncio.Task[Any]:
         task = asyncio.get_running_loop().create_task(self._guard(coro, name), name=name)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+        task.add_done_callback(lambda _: coro.close())  # cancelled before it ran: no warning
         return task
 
     async def _guard(self, coro: Any, name: str) -> Any:
@@ -781,6 +876,14 @@ class DelegationManager:
     async def close(self) -> None:
         """Stop timers and waiters (records stay as they are: a restart recovers them)."""
         self.closing = True
+        for delegation_id, live in self._live.items():
+            record = self.journal.get(delegation_id)
+            if live.since is None or record is None or not record.is_open:
+                continue
+            try:  # running time so far goes into the record before the clock stops
+                self._save(record, usage=self._clocked(record))
+            except (DelegationConflict, StorageError) as error:
+                log.warning("time of %s not saved at shutdown: %s", delegation_id, error)
         for task in list(self._tasks):
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
