@@ -7,10 +7,11 @@ The scripted server answers by the text of each request's last message (a
 from __future__ import annotations
 
 import json
+import signal
 import time
 from pathlib import Path
 
-from ask_helpers import json_lines, of_type, run_ask
+from ask_helpers import ask_argv, json_lines, of_type, read_until, run_ask, start
 from delegation_helpers import Script, delegate_call
 from scripted_server import ScriptedServer, silent, text, tool_calls
 
@@ -103,6 +104,8 @@ def test_max_time_stops_hanging_delegated_work(server: ScriptedServer, hermetic:
     assert time.monotonic() - started < 20
     records = [e["record"] for e in of_type(json_lines(ran), "delegation")]
     assert records[-1]["status"] == "cancelled"
+    # Stopping is not news for the model: no turn starts after the stop.
+    assert len(of_type(json_lines(ran), "done")) == 1
 
 
 def test_yes_authorizes_work_for_another_bot(server: ScriptedServer, hermetic: Path) -> None:
@@ -125,3 +128,62 @@ def test_yes_authorizes_work_for_another_bot(server: ScriptedServer, hermetic: P
     records = [e["record"] for e in of_type(json_lines(allowed), "delegation")]
     assert records[0]["status"] == "authorizing" and records[-1]["status"] == "completed"
     assert json.dumps(records[-1]["bot"]) == '"Coder"'
+
+
+def test_max_steps_with_delegated_work_stops_at_once(
+    server: ScriptedServer, hermetic: Path
+) -> None:
+    Script(
+        server,
+        [
+            ("Hand off", delegate_call("Wait forever", TEN_MIN)),
+            ('"status": "queued"', text("Delegated.")),
+            ("gives you this task: Wait forever", silent(60)),
+        ],
+    )
+    started = time.monotonic()
+    ran = run_ask(server, "--max-steps", "1", "--max-time", "60", "Hand off")
+    assert ran.code == 4, ran.stderr
+    assert time.monotonic() - started < 20
+    assert "--max-steps was reached" in ran.stderr and "--max-time" not in ran.stderr
+
+
+def test_ctrl_c_while_waiting_for_delegated_work_exits_130(
+    server: ScriptedServer, hermetic: Path
+) -> None:
+    Script(
+        server,
+        [
+            ("Hand off", delegate_call("Wait forever", TEN_MIN)),
+            ('"status": "queued"', text("Delegated.")),
+            ("gives you this task: Wait forever", silent(60)),
+        ],
+    )
+    proc = start(ask_argv(server, "Hand off"))
+    assert proc.stderr is not None
+    read_until(proc.stderr, b"Assistant: running")
+    time.sleep(0.3)
+    proc.send_signal(signal.SIGINT)
+    assert proc.wait(timeout=20) == 130
+
+
+async def test_yes_resumes_work_after_a_restart_but_not_past_a_limit(
+    server: ScriptedServer, hermetic: Path
+) -> None:
+    from delegation_helpers import make_engine
+
+    from tuibot.ask import Approver
+
+    engine = make_engine(server)
+    approver = Approver(engine, "c_root", yes=True, interactive=False)
+    engine.events.listen(approver)
+
+    async def decide(limit: str) -> bool:
+        details = {"delegation": "dlg_0000000000000000", "limit": limit}
+        kind = "delegations.continue"
+        return (await engine.approvals.ask("c_root", kind, "go on?", details, timeout=5)).allowed
+
+    assert await decide("restart") is True
+    assert await decide("steps") is False
+    assert approver.unanswered == ["delegations.continue"]  # ask will exit 4 for that one
+    await engine.close()

@@ -14,6 +14,7 @@ from scripted_server import ScriptedServer, error, text, tool_calls
 
 from tuibot.agent.router import ROUTE_TOOL, choose_bot, recent_messages
 from tuibot.bots import BotDirectory, BotError
+from tuibot.delegation.tools import BUILTIN_TOOLS
 from tuibot.engine import Engine
 from tuibot.events import Notice, TurnStarted
 from tuibot.llm.openai_client import OpenAIClient
@@ -203,7 +204,8 @@ async def test_an_unpinned_chat_is_routed_and_the_bot_shapes_the_turn(
     answer = server.requests[-1].body
     assert answer is not None
     assert answer["messages"][0]["content"].rstrip().endswith("You are the Coder. Write code.")
-    assert [t["function"]["name"] for t in answer["tools"]] == ["read_file"]
+    names = [t["function"]["name"] for t in answer["tools"]]
+    assert sorted(names) == sorted(["read_file", *BUILTIN_TOOLS])  # its list + every bot's
     stored = engine.chats.load(chat).messages
     assert stored[-1]["bot"] == "Coder"
     await engine.close()
@@ -235,4 +237,51 @@ async def test_a_failed_classifier_still_answers_with_the_default_bot(
     assert [e.bot for e in events.of(TurnStarted)] == ["Assistant"]
     notes = [n.message for n in events.of(Notice)]
     assert any(n.startswith("routed to Assistant: the classifier failed") for n in notes)
+    await engine.close()
+
+
+def test_a_created_bot_gets_only_tools_its_creator_has(hermetic: Path) -> None:
+    bots = directory(hermetic)  # Coder may use read_file only
+    with pytest.raises(BotError, match="only give a new bot tools it has itself; not: exec"):
+        bots.create(
+            name="Runner", description="Runs", instructions="", owner="Coder", tools=["exec"]
+        )
+    made = bots.create(
+        name="Reader", description="Reads", instructions="", owner="Coder", tools=["read_file"]
+    )
+    assert made.tools == ["read_file"]
+
+
+async def test_a_result_notice_goes_to_the_bot_that_gave_the_work_not_the_router(
+    server: ScriptedServer, hermetic: Path
+) -> None:
+    from delegation_helpers import Script, delegate_call, settle
+
+    engine = Engine(settings_with_bots(server.url))
+    engine.load_tools()
+    events = Recorder(engine)
+    Script(
+        server,
+        [
+            ("Plan it", delegate_call("Draft", {"timeMs": 600_000})),
+            ('"status": "queued"', text("Delegated.")),
+            ("gives you this task: Draft", text("Drafted.")),
+            ("is done.", text("Here is the draft.")),
+        ],
+        route="Coder",
+    )
+    engine.bots.create(name="Helper", description="Helps", instructions="", owner="Coder")
+    chat = engine.new_chat().id
+    await ask(engine, chat, "Plan it")
+    await settle(engine, chat)
+
+    route_calls = [
+        r.body
+        for r in server.requests
+        if r.body and any(t["function"]["name"] == "route" for t in r.body.get("tools") or [])
+    ]
+    assert len(route_calls) == 1  # the person's message only; the notice skipped the router
+    assert "Helper" not in route_calls[0]["messages"][0]["content"]  # created bots: not routed
+    direct = [e.bot for e in events.of(TurnStarted) if e.chat == chat]
+    assert direct == ["Coder", "Coder"]
     await engine.close()

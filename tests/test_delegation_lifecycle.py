@@ -126,8 +126,10 @@ async def test_deleting_the_giver_chat_cancels_its_work_first(
     await running_tree(engine, chat)
     outer, inner = engine.delegations.tree(chat)
 
+    calls = len(server.requests)
     await engine.delete_chat(chat)
     assert not engine.chats.exists(chat)
+    assert len(server.requests) == calls  # no notice turn for a chat being deleted
     statuses = [engine.delegations.get(d.id).status for d in (outer, inner)]  # type: ignore[union-attr]
     assert statuses == ["cancelled", "cancelled"]
     assert not engine.busy(inner.chat or "")
@@ -280,6 +282,8 @@ async def test_restart_brings_running_work_back_paused_with_its_usage(
     await engine.close()  # tuibot stops with work running
 
     engine = make_engine(server)
+    cut_off = {t.chat for t in engine.recover_tasks()}
+    assert {d.chat for d in before.values()} <= cut_off  # their tasks were still doing
     recovered = engine.delegations.recover()
     outer, inner = engine.delegations.tree(chat)
     assert [d.id for d in recovered] == [outer.id, inner.id]

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from tuibot.cli import main
+from tuibot.delegation.tools import BUILTIN_TOOLS
 from tuibot.toolkit.decorator import tool
 from tuibot.toolkit.registry import ToolRegistry
 from tuibot.toolkit.state import ToolStateError, read_disabled, state_path, write_disabled
@@ -134,7 +135,7 @@ async def test_whitelist_filters_what_the_model_sees_and_runs(server: object) ->
     )
     chat = engine.new_chat().id
     await ask(engine, chat, "hi")
-    assert _tool_names(server, 0) == ["read_file"]
+    assert _tool_names(server, 0) == sorted(["read_file", *BUILTIN_TOOLS])  # + every bot's
     tool_message = server.requests[1].body["messages"][-1]  # type: ignore[attr-defined]
     assert tool_message["role"] == "tool" and "unknown tool 'list_dir'" in tool_message["content"]
     await engine.close()
@@ -159,7 +160,7 @@ async def test_whitelist_from_config_file_and_disabled_hidden(
     engine.load_tools()
     server.enqueue(text("ok"))  # type: ignore[attr-defined]
     await ask(engine, engine.new_chat().id, "hi")
-    assert _tool_names(server, 0) == ["read_file"]
+    assert _tool_names(server, 0) == sorted(["read_file", *BUILTIN_TOOLS])
     await engine.close()
 
 

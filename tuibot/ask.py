@@ -271,6 +271,8 @@ class Approver:
         self.unanswered: list[str] = []
         """Kinds of requests denied because nobody could be asked."""
         self._tasks: set[asyncio.Task[None]] = set()
+        self._terminal = asyncio.Lock()
+        """One prompt at a time: two readers of stdin would take each other's answers."""
 
     def __call__(self, event: Event) -> None:
         if isinstance(event, ApprovalRequested) and event.chat == self.chat:
@@ -279,7 +281,8 @@ class Approver:
             task.add_done_callback(self._tasks.discard)
 
     async def _answer(self, event: ApprovalRequested) -> None:
-        past_limit = event.kind in LIMIT_KINDS
+        # Going on after a restart is not going past a limit: --yes covers it.
+        past_limit = event.kind in LIMIT_KINDS and event.details.get("limit") != "restart"
         if self.yes and (not past_limit or self.continue_at_limits):
             decision = Decision(True, reason="allowed by --yes")
         elif not self.interactive:
@@ -291,9 +294,12 @@ class Approver:
                 self.unanswered.append(event.kind)
             decision = Decision(False, reason=f"not confirmed: ask is not interactive ({hint})")
         else:
-            reply = await run_in_daemon_thread(
-                _prompt, f"tuibot: {event.summary}  [y]es / [a]lways in this chat / [N]o: "
-            )
+            async with self._terminal:
+                if not any(r.id == event.request_id for r in self.engine.approvals.pending()):
+                    return  # decided or withdrawn while an earlier prompt was open
+                reply = await run_in_daemon_thread(
+                    _prompt, f"tuibot: {event.summary}  [y]es / [a]lways in this chat / [N]o: "
+                )
             decision = {
                 "y": Decision(True, reason="allowed once"),
                 "a": Decision(True, "chat", reason="allowed for this chat"),
@@ -333,15 +339,17 @@ async def run_ask(engine: Engine, options: AskOptions, out: TextIO, err: TextIO)
         err.write(f"tuibot: chat {chat}\n")
         err.flush()
     manager = engine.delegations
+    root = manager.root_chat(chat) if chat else chat
+    """The person's chat at the top: a task chat's requests are asked there."""
 
     def in_tree(other: str) -> bool:
-        return bool(chat) and manager.root_chat(other) == chat
+        return bool(chat) and manager.root_chat(other) == root
 
     printer = JsonPrinter(chat, out, in_tree) if options.json else Printer(chat, out, err, in_tree)
     engine.events.listen(printer)
     approver = Approver(
         engine,
-        chat,
+        root,
         yes=options.yes,
         interactive=sys.stdin.isatty() and err.isatty(),
         continue_at_limits=options.continue_at_limits,
@@ -363,7 +371,7 @@ async def run_ask(engine: Engine, options: AskOptions, out: TextIO, err: TextIO)
     if chat:
         manager.limit_root(chat, RootLimits(options.max_steps, options.max_micros, at_limit))
     engine.load_tools()
-    if options.chat:
+    if options.chat and not is_command(options.prompt):
         manager.recover(chat)
     future = await engine.send(chat, options.prompt)
     try:
@@ -379,9 +387,8 @@ async def run_ask(engine: Engine, options: AskOptions, out: TextIO, err: TextIO)
         if task is not None:
             task.uncancel()
         engine.cancel(chat, delegations=bool(chat))
-        outcome = await future
-        await _wind_down(engine, chat, None)
-        return exit_code(outcome)
+        await _wind_down(engine, chat, future)
+        return EXIT_INTERRUPTED
     if stopped or approver.unanswered:
         return EXIT_STOPPED
     final = last[-1] if last else future.result()

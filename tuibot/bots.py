@@ -126,6 +126,13 @@ class BotDirectory:
         if not description.strip():
             raise BotError("a new bot needs a description: what it is for")
         parent = self.require(owner)
+        if tools is not None and parent.tools:
+            extra = sorted(set(tools) - set(parent.tools))
+            if extra:
+                raise BotError(
+                    f"{parent.name} can only give a new bot tools it has itself; "
+                    f"not: {', '.join(extra)}"
+                )
         bot = Bot(
             name=name,
             description=description.strip(),

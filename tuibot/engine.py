@@ -26,6 +26,7 @@ from tuibot.approvals import ApprovalQueue, Decision
 from tuibot.bots import Bot, BotDirectory
 from tuibot.delegation.journal import DelegationJournal
 from tuibot.delegation.manager import DelegationManager
+from tuibot.delegation.tools import BUILTIN_TOOLS
 from tuibot.events import (
     CommandOutput,
     Event,
@@ -172,6 +173,8 @@ class Engine:
         """Keep the task board up to date; its file is read on the first event, not at start."""
         if isinstance(event, TextDelta | ReasoningDelta | TaskChanged):
             return  # the hot path while streaming: nothing for the board
+        if self.delegations.closing and isinstance(event, TurnFinished):
+            return  # shutting down: what was running stays "doing" for the next start
         if not self._tasks_loaded:
             self._tasks_loaded = True
             try:
@@ -415,7 +418,7 @@ class Engine:
             self.events.publish(
                 Notice(chat, "warning", f"set aside line {problem.line}: {problem.reason}")
             )
-        bot = await self._bot_for(loaded.meta, loaded.messages, text)
+        bot = await self._bot_for(loaded.meta, loaded.messages, text, notice)
         route = self.route_for(bot.model, bot.provider)  # a config error ends here, unsaved
         client = self.client_for(route.provider)
         user: dict[str, Any] = {"role": "user", "content": text, "turn": turn_id}
@@ -430,6 +433,7 @@ class Engine:
         )
         agent = self.settings.agent
         before_step, on_usage, before_tools = self.delegations.hooks_for(chat)
+        allowed = [*bot.tools, *BUILTIN_TOOLS] if bot.tools else None  # every bot delegates
         return Turn(
             chat=chat,
             turn_id=turn_id,
@@ -446,8 +450,8 @@ class Engine:
                 skills=skills,
             ),
             history=history,
-            tools=self.tools.snapshot(bot.tools or None),
-            allowed_tools=bot.tools or None,
+            tools=self.tools.snapshot(allowed),
+            allowed_tools=allowed,
             max_rounds=agent.max_rounds,
             history_limit=agent.history_limit,
             scope=scope,
@@ -469,14 +473,27 @@ class Engine:
             scope = replace(scope, workspace=Path(bot.workspace).expanduser())
         return scope
 
-    async def _bot_for(self, meta: ChatMeta, history: list[dict[str, Any]], text: str) -> Bot:
-        """The chat's bot when pinned (or a task chat, or only one bot), else the router's."""
+    async def _bot_for(
+        self, meta: ChatMeta, history: list[dict[str, Any]], text: str, notice: bool = False
+    ) -> Bot:
+        """The chat's bot when pinned (or a task chat, or only one bot), else the router's.
+
+        A notice (a delegation's result) goes to the bot that answered last — the one
+        that gave the work — never through the router. Bots that bots created take work
+        from bots only; people's messages are routed among the configured ones.
+        """
+        from tuibot.agent.router import choose_bot, last_bot
+
         known = self.bots.get(meta.bot)
-        if meta.pinned or meta.kind != "direct" or len(self.bots.all()) == 1:
+        candidates = [b for b in self.bots.all() if b.source != "created"]
+        if notice and not meta.pinned and meta.kind == "direct":
+            giver = self.bots.get(last_bot(history) or "") or known
+            if giver is not None:
+                return giver
+        if meta.pinned or meta.kind != "direct" or len(candidates) == 1:
             if known is None:
                 raise ConfigError(f"chat {meta.id} belongs to bot {meta.bot!r}, which is gone")
             return known
-        from tuibot.agent.router import choose_bot
 
         default = self.bots.default
         route = self.route_for(default.model, default.provider)
@@ -484,7 +501,7 @@ class Engine:
             self.client_for(route.provider),
             route.model,
             {**route.provider.params, **default.params},
-            self.bots.all(),
+            candidates,
             default,
             history,
             text,

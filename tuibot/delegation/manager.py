@@ -380,8 +380,8 @@ class DelegationManager:
                 self._root_reached(root, "steps")
             elif root.budget_micros is not None and root.used_micros >= root.budget_micros:
                 self._root_reached(root, "budget")
-            if root.reached:
-                await asyncio.Event().wait()  # on_limit stops this turn; never step past it
+            if root.reached:  # on_limit stops the work; this turn takes no step past it
+                raise asyncio.CancelledError
             root.used_steps += 1
             return []
 
@@ -725,7 +725,7 @@ class DelegationManager:
             await self._stop(below, "stopped because the work above it was cancelled")
         saved = await self._stop(record, why or f"cancelled by the {by}")
         final = self.journal.get(record.id) or record
-        if by != "bot" and saved:
+        if by == "human" and saved:  # a bot, an interrupt or a delete: the giver knows
             if question:
                 self._tell_giver(final, f"was stopped. The person asks:\n\n{question}")
             else:

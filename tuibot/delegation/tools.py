@@ -166,6 +166,10 @@ async def create_bot(
     return _answer(bot.as_json())
 
 
+BUILTIN_TOOLS = ("list_bots", "bot_details", "delegate", "cancel_delegation", "create_bot")
+"""Tools every bot has, whatever its ``tools`` list says."""
+
+
 def delegation_tools() -> list[ToolSpec]:
     """The built-in specs, source ``builtin``; ``delegate``'s limits get a full schema."""
     specs = []
