@@ -138,3 +138,13 @@ def messages_of(engine: Engine, chat: str) -> list[dict[str, Any]]:
 
 def contents(engine: Engine, chat: str, role: str = "user") -> list[str]:
     return [m.get("content") or "" for m in messages_of(engine, chat) if m["role"] == role]
+
+
+async def until(condition: Callable[[], bool], timeout: float = 10) -> None:
+    """Wait until ``condition()`` holds (work runs concurrently); fail after ``timeout``."""
+
+    async def wait() -> None:
+        while not condition():
+            await asyncio.sleep(0.01)
+
+    await asyncio.wait_for(wait(), timeout)

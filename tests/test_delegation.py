@@ -19,6 +19,7 @@ from delegation_helpers import (
     make_engine,
     messages_of,
     settle,
+    until,
 )
 from engine_helpers import Recorder, ask
 from scripted_server import Reply, ScriptedServer, silent, text, tool_calls
@@ -224,11 +225,11 @@ async def test_deny_at_a_limit_cancels_and_ask_hands_the_giver_a_question(
     chat = engine.new_chat(bot="Assistant").id
 
     await ask(engine, chat, "Deny me")
-    await _until(lambda: len(decider.seen) == 1)
+    await until(lambda: len(decider.seen) == 1)
     engine.decide(decider.seen[0].request_id, Decision(False, reason="too long"))
     await settle(engine, chat)
     await ask(engine, chat, "Ask me")
-    await _until(lambda: len(decider.seen) == 2)
+    await until(lambda: len(decider.seen) == 2)
     engine.decide(decider.seen[1].request_id, Decision(False, question="Why two passes?"))
     await settle(engine, chat)
 
@@ -265,7 +266,7 @@ async def test_cost_counts_layer_by_layer_and_the_top_budget_pauses_the_tree(
     decider = Decider(engine, {})
     chat = engine.new_chat(bot="Assistant").id
     await ask(engine, chat, "Start")
-    await _until(lambda: bool(decider.seen))
+    await until(lambda: bool(decider.seen))
 
     [request] = decider.seen
     top, middle, bottom = engine.delegations.tree(chat)
@@ -283,7 +284,7 @@ async def test_cost_counts_layer_by_layer_and_the_top_budget_pauses_the_tree(
             and top.usage.cost_micros == 1000 * top.usage.steps + middle.usage.cost_micros
         )
 
-    await _until(costs_add_up, timeout=5)
+    await until(costs_add_up, timeout=5)
     assert engine.delegations.get(top.id).usage.cost_micros >= 3500  # type: ignore[union-attr]
     steps_at_pause = [d.usage.steps for d in engine.delegations.tree(chat)]
     await asyncio.sleep(0.2)
@@ -311,7 +312,7 @@ async def test_the_time_limit_fires_while_the_work_is_idle_and_pauses_what_is_be
     decider = Decider(engine, {})
     chat = engine.new_chat(bot="Assistant").id
     await ask(engine, chat, "Start the clock")
-    await _until(lambda: bool(decider.seen), timeout=10)
+    await until(lambda: bool(decider.seen), timeout=10)
 
     outer, inner = engine.delegations.tree(chat)
     assert decider.seen[0].details["limit"] == "time"
@@ -325,14 +326,6 @@ async def test_the_time_limit_fires_while_the_work_is_idle_and_pauses_what_is_be
     await settle(engine, chat)
     assert {d.status for d in engine.delegations.tree(chat)} == {"cancelled"}
     await engine.close()
-
-
-async def _until(condition, timeout: float = 10) -> None:  # type: ignore[no-untyped-def]
-    async def wait() -> None:
-        while not condition():
-            await asyncio.sleep(0.01)
-
-    await asyncio.wait_for(wait(), timeout)
 
 
 async def test_a_journal_that_cannot_be_written_is_a_clear_error_and_no_work_starts(

@@ -15,6 +15,7 @@ from delegation_helpers import (
     make_engine,
     messages_of,
     settle,
+    until,
 )
 from engine_helpers import ask
 from scripted_server import Reply, ScriptedServer, silent, text, tool_calls
@@ -23,14 +24,6 @@ from tuibot.approvals import Decision
 from tuibot.events import DelegationChanged
 
 TEN_MIN = {"timeMs": 600_000}
-
-
-async def until(condition, timeout: float = 10) -> None:  # type: ignore[no-untyped-def]
-    async def wait() -> None:
-        while not condition():
-            await asyncio.sleep(0.01)
-
-    await asyncio.wait_for(wait(), timeout)
 
 
 def slow_helper(server: ScriptedServer, extra: list | None = None) -> Script:  # type: ignore[type-arg]

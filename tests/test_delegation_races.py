@@ -21,6 +21,7 @@ from delegation_helpers import (
     make_engine,
     messages_of,
     settle,
+    until,
 )
 from engine_helpers import ask
 from scripted_server import Reply, ScriptedServer, silent, text, tool_calls
@@ -28,14 +29,6 @@ from scripted_server import Reply, ScriptedServer, silent, text, tool_calls
 from tuibot.approvals import Decision
 
 TEN_MIN = {"timeMs": 600_000}
-
-
-async def until(condition, timeout: float = 10) -> None:  # type: ignore[no-untyped-def]
-    async def wait() -> None:
-        while not condition():
-            await asyncio.sleep(0.01)
-
-    await asyncio.wait_for(wait(), timeout)
 
 
 def late(reply: Reply, seconds: float):  # type: ignore[no-untyped-def]
