@@ -11,9 +11,9 @@ import argparse
 import json
 import sys
 from dataclasses import asdict
-from datetime import datetime
-from typing import Any, TextIO
+from typing import Any
 
+from tuibot.commands.output import emit, local_time
 from tuibot.paths import DataPaths
 from tuibot.store.chats import Chat, ChatMeta, ChatNotFound, ChatStore, InvalidChatId
 from tuibot.store.jsonl import LineProblem, StorageError, encode_record, read_lines
@@ -49,41 +49,28 @@ def run(args: argparse.Namespace) -> int:
             return _show(store, args.chat, as_json)
         return _list(store, as_json)
     except InvalidChatId as exc:
-        _emit(sys.stderr, f"tuibot: {exc}")
+        emit(sys.stderr, f"tuibot: {exc}")
         return 2
     except (ChatNotFound, StorageError) as exc:
-        _emit(sys.stderr, f"tuibot: {exc}")
+        emit(sys.stderr, f"tuibot: {exc}")
         return 1
-
-
-def _emit(stream: TextIO, text: str) -> None:
-    """Write a line even if the terminal's encoding cannot show every character."""
-    try:
-        stream.write(text + "\n")
-    except UnicodeEncodeError:
-        encoding = getattr(stream, "encoding", None) or "utf-8"
-        stream.write((text + "\n").encode(encoding, "backslashreplace").decode(encoding))
-
-
-def _when(timestamp: float) -> str:
-    return datetime.fromtimestamp(timestamp).strftime("%Y-%m-%d %H:%M")
 
 
 def _list(store: ChatStore, as_json: bool) -> int:
     metas = store.list()
     if as_json:
         for meta in metas:
-            _emit(sys.stdout, json.dumps(asdict(meta), ensure_ascii=False))
+            emit(sys.stdout, json.dumps(asdict(meta), ensure_ascii=False))
         return 0
     if not metas:
-        _emit(sys.stdout, "no chats yet")
+        emit(sys.stdout, "no chats yet")
         return 0
     rows = [("ID", "KIND", "BOT", "UPDATED", "TITLE")]
-    rows += [(m.id, m.kind, m.bot, _when(m.updated), m.title or "(untitled)") for m in metas]
+    rows += [(m.id, m.kind, m.bot, local_time(m.updated), m.title or "(untitled)") for m in metas]
     widths = [max(len(row[i]) for row in rows) for i in range(4)]
     for row in rows:
         cells = [cell.ljust(width) for cell, width in zip(row, widths, strict=False)]
-        _emit(sys.stdout, "  ".join([*cells, row[4]]))
+        emit(sys.stdout, "  ".join([*cells, row[4]]))
     return 0
 
 
@@ -91,7 +78,7 @@ def _report(chat_id: str, problems: list[LineProblem]) -> None:
     """Problems go to stderr; ``show`` leaves them in place for the engine to set aside."""
     for problem in problems:
         where = f"line {problem.line}" if problem.line else "file"
-        _emit(sys.stderr, f"tuibot: warning: chat {chat_id}, {where}: {problem.reason}")
+        emit(sys.stderr, f"tuibot: warning: chat {chat_id}, {where}: {problem.reason}")
 
 
 def _show(store: ChatStore, prefix: str, as_json: bool) -> int:
@@ -103,16 +90,16 @@ def _show(store: ChatStore, prefix: str, as_json: bool) -> int:
         except StorageError as exc:
             raise StorageError(f"could not load chat {chat_id} from {path}: {exc.reason}") from exc
         for record in result.records:
-            _emit(sys.stdout, encode_record(record).decode("utf-8").rstrip("\n"))
+            emit(sys.stdout, encode_record(record).decode("utf-8").rstrip("\n"))
         _report(chat_id, result.problems)
         return 0
     chat = store.load(chat_id, readonly=True)
     for line in render_chat(chat):
-        _emit(sys.stdout, line)
+        emit(sys.stdout, line)
     _report(chat_id, chat.problems)
     if chat.repaired:
         count = f"{chat.repaired} tool call{'s' if chat.repaired > 1 else ''}"
-        _emit(sys.stderr, f"tuibot: note: {count} had no result (tuibot stopped mid-turn)")
+        emit(sys.stderr, f"tuibot: note: {count} had no result (tuibot stopped mid-turn)")
     return 0
 
 
@@ -127,7 +114,7 @@ def render_chat(chat: Chat) -> list[str]:
 
 def _heading(meta: ChatMeta) -> list[str]:
     lines = [meta.title or "(untitled)"]
-    when = f"created {_when(meta.created)}, updated {_when(meta.updated)}"
+    when = f"created {local_time(meta.created)}, updated {local_time(meta.updated)}"
     lines.append(f"{meta.id} · {meta.kind} · {meta.bot} · {when}")
     if meta.parent:
         lines.append("given by " + ", ".join(f"{k} {v}" for k, v in meta.parent.items()))

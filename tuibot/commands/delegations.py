@@ -16,7 +16,9 @@ import time
 from collections.abc import Callable, Iterable
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING
+
+from tuibot.commands.output import emit
 
 if TYPE_CHECKING:
     from tuibot.delegation.records import Delegation, Pause, Usage
@@ -88,20 +90,11 @@ def run(args: argparse.Namespace) -> int:
         chat_id = None if chat is None else _resolve_chat(paths.chats, records, chat)
         return _list(records, chat_id, bool(getattr(args, "all", False)), as_json)
     except (BadInput, InvalidChatId, ChatNotFound) as exc:
-        _emit(sys.stderr, f"tuibot: {exc}")
+        emit(sys.stderr, f"tuibot: {exc}")
         return 2
     except StorageError as exc:
-        _emit(sys.stderr, f"tuibot: {exc}")
+        emit(sys.stderr, f"tuibot: {exc}")
         return 1
-
-
-def _emit(stream: TextIO, text: str) -> None:
-    """Write a line even if the terminal's encoding cannot show every character."""
-    try:
-        stream.write(text + "\n")
-    except UnicodeEncodeError:
-        encoding = getattr(stream, "encoding", None) or "utf-8"
-        stream.write((text + "\n").encode(encoding, "backslashreplace").decode(encoding))
 
 
 def _read(path: Path) -> list[Delegation]:
@@ -133,7 +126,7 @@ def _read(path: Path) -> list[Delegation]:
             latest[record.id] = record
     for problem in result.problems:
         where = f"line {problem.line}" if problem.line else "file"
-        _emit(sys.stderr, f"tuibot: warning: {path}, {where}: {problem.reason} (left in place)")
+        emit(sys.stderr, f"tuibot: warning: {path}, {where}: {problem.reason} (left in place)")
     return sorted(latest.values(), key=lambda record: record.created)
 
 
@@ -213,15 +206,15 @@ def _list(records: list[Delegation], chat: str | None, everything: bool, as_json
         hidden = len(_tree(records, chat, lambda record: True)) - len(lines)
     if as_json:
         for _, record in lines:
-            _emit(sys.stdout, json.dumps(record.to_json(), ensure_ascii=False))
+            emit(sys.stdout, json.dumps(record.to_json(), ensure_ascii=False))
         return 0
     if not lines:
-        _emit(sys.stdout, "No delegations.")
+        emit(sys.stdout, "No delegations.")
     for depth, record in lines:
-        _emit(sys.stdout, INDENT * depth + describe(record))
+        emit(sys.stdout, INDENT * depth + describe(record))
     if hidden:
         noun = "delegation" if hidden == 1 else "delegations"
-        _emit(sys.stdout, f"({hidden} {noun} ended over 24 h ago not shown; --all lists them)")
+        emit(sys.stdout, f"({hidden} {noun} ended over 24 h ago not shown; --all lists them)")
     return 0
 
 
@@ -250,10 +243,10 @@ def _find(records: list[Delegation], prefix: str) -> Delegation:
 def _show(records: list[Delegation], prefix: str, as_json: bool) -> int:
     record = _find(records, prefix)
     if as_json:
-        _emit(sys.stdout, json.dumps(record.to_json(), ensure_ascii=False))
+        emit(sys.stdout, json.dumps(record.to_json(), ensure_ascii=False))
         return 0
     for line in render(record, records):
-        _emit(sys.stdout, line)
+        emit(sys.stdout, line)
     return 0
 
 

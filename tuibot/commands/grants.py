@@ -10,8 +10,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from datetime import datetime
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING
+
+from tuibot.commands.output import emit, local_time
 
 if TYPE_CHECKING:
     from tuibot.grants import Grant, GrantStore
@@ -43,49 +44,37 @@ def run(args: argparse.Namespace) -> int:
             return _revoke(store, args.grant)
         return _list(store, bool(getattr(args, "json", False)))
     except GrantNotFound as exc:
-        _emit(sys.stderr, f"tuibot: {exc}")
+        emit(sys.stderr, f"tuibot: {exc}")
         return 2
     except GrantStoreError as exc:
-        _emit(sys.stderr, f"tuibot: {exc}")
+        emit(sys.stderr, f"tuibot: {exc}")
         return 1
-
-
-def _emit(stream: TextIO, text: str) -> None:
-    """Write a line even if the terminal's encoding cannot show every character."""
-    try:
-        stream.write(text + "\n")
-    except UnicodeEncodeError:
-        encoding = getattr(stream, "encoding", None) or "utf-8"
-        stream.write((text + "\n").encode(encoding, "backslashreplace").decode(encoding))
-
-
-def _when(timestamp: float) -> str:
-    return datetime.fromtimestamp(timestamp).strftime("%Y-%m-%d %H:%M")
 
 
 def _list(store: GrantStore, as_json: bool) -> int:
     grants = store.all()
     if as_json:
         for grant in grants:
-            _emit(sys.stdout, json.dumps(grant.as_dict(), ensure_ascii=False))
+            emit(sys.stdout, json.dumps(grant.as_dict(), ensure_ascii=False))
         return 0
     if not grants:
-        _emit(sys.stdout, "No grants.")
+        emit(sys.stdout, "No grants.")
         return 0
     rows = [("ID", "SCOPE", "CHAT", "KEY", "CREATED", "REASON")]
     rows += [
-        (g.id, g.scope, g.chat or "-", g.key, _when(g.created), g.reason or "-") for g in grants
+        (g.id, g.scope, g.chat or "-", g.key, local_time(g.created), g.reason or "-")
+        for g in grants
     ]
     widths = [max(len(row[i]) for row in rows) for i in range(5)]
     for row in rows:
         cells = [cell.ljust(width) for cell, width in zip(row, widths, strict=False)]
-        _emit(sys.stdout, "  ".join([*cells, row[5]]))
+        emit(sys.stdout, "  ".join([*cells, row[5]]))
     return 0
 
 
 def _revoke(store: GrantStore, wanted: str) -> int:
     grant = store.revoke(wanted)
-    _emit(sys.stdout, f"revoked {grant.id}: {_describe(grant)}")
+    emit(sys.stdout, f"revoked {grant.id}: {_describe(grant)}")
     return 0
 
 
