@@ -7,7 +7,6 @@ so command modules import their heavy parts inside ``run``.
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -23,6 +22,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"tuibot {__version__}")
     add_global_options(parser)
+    add_app_options(parser)
     subparsers = parser.add_subparsers(title="commands", metavar="COMMAND")
     for module in (ask, config, keys, chats, delegations, grants, doctor, tools, skills):
         module.add_parser(subparsers)
@@ -40,6 +40,17 @@ def add_global_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_app_options(parser: argparse.ArgumentParser) -> None:
+    """The full-screen app's options (``tuibot`` with no command): ask's provider flags."""
+    group = parser.add_argument_group("the full-screen app (tuibot with no command)")
+    group.add_argument("--provider", metavar="NAME", help="use this configured provider")
+    group.add_argument("--model", metavar="M", help="use this model")
+    group.add_argument(
+        "--base-url", metavar="URL", help="talk to this OpenAI-compatible server (…/v1)"
+    )
+    group.add_argument("--chat", metavar="ID", help="open this chat (id or unique prefix)")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run tuibot; returns the exit code."""
     parser = build_parser()
@@ -48,9 +59,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.config = None
     handler = getattr(args, "handler", None)
     if handler is None:
-        parser.print_help()
-        print("\nThe full-screen app is not built yet; use `tuibot ask`.", file=sys.stderr)
-        return 0
+        from tuibot.commands import tui
+
+        handler = tui.run
     try:
         return int(handler(args))
     except KeyboardInterrupt:

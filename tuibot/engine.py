@@ -47,7 +47,7 @@ from tuibot.settings import ConfigError, ProviderSettings, Settings
 from tuibot.skills.catalog import SkillCatalog
 from tuibot.skills.loader import SkillProblem, default_roots
 from tuibot.slash import SlashContext, is_command, run_command
-from tuibot.store.chats import ChatMeta, ChatStore
+from tuibot.store.chats import ChatMeta, ChatNotFound, ChatStore
 from tuibot.store.jsonl import LineProblem, StorageError
 from tuibot.store.traces import TraceLog
 from tuibot.tasks import Task, TaskBoard
@@ -58,11 +58,20 @@ log = logging.getLogger("tuibot.engine")
 
 
 class Cancellable(Protocol):
-    """What a runner hands back: an asyncio Task or a Textual Worker."""
+    """What a runner hands back: an asyncio Task, or a worker handle with ``cancel()``,
+    ``wait()`` and ``add_done_callback()`` (see ``tuibot.tui.runner``)."""
 
     def cancel(self) -> Any:
         """Stop the work."""
         ...
+
+
+async def _ended(handle: Cancellable) -> None:
+    """Wait for a cancelled handle to finish: an asyncio Task, or one with ``wait()``."""
+    if isinstance(handle, asyncio.Task):
+        await handle
+    elif callable(wait := getattr(handle, "wait", None)):
+        await wait()
 
 
 Runner = Callable[[Coroutine[Any, Any, None], str, str], Cancellable]
@@ -221,8 +230,7 @@ class Engine:
         for handle in handles:
             handle.cancel()
         # Let cancelled turns store their partial answers before the clients close.
-        tasks = [handle for handle in handles if isinstance(handle, asyncio.Task)]
-        await asyncio.gather(*tasks, return_exceptions=True)
+        await asyncio.gather(*(_ended(handle) for handle in handles), return_exceptions=True)
         for client in self._clients.values():
             await client.close()
         self._clients.clear()
@@ -239,6 +247,23 @@ class Engine:
             return self.chats.create(kind="direct", bot=self.bots.default.name, title=title)
         chosen = self.bots.require(bot)
         return self.chats.create(kind="direct", bot=chosen.name, title=title, pinned=True)
+
+    def pin_chat(self, chat: str, bot: str | None) -> ChatMeta:
+        """Pin a direct chat to ``bot`` (no routing), or unpin it with None.
+
+        Raises ``BotError`` for a bot that does not exist, ``ValueError`` for a task chat
+        (task chats always belong to the bot doing the work).
+        """
+        meta = next((m for m in self.chats.list() if m.id == chat), None)
+        if meta is None:
+            raise ChatNotFound(f"no chat {chat!r}")
+        if meta.kind == "task":
+            raise ValueError("a task chat belongs to the bot doing the work; it cannot be pinned")
+        if bot is None:
+            self.chats.set_bot(chat, meta.bot, pinned=False)
+        else:
+            self.chats.set_bot(chat, self.bots.require(bot).name, pinned=True)
+        return replace(meta, bot=bot or meta.bot, pinned=bot is not None)
 
     async def send(self, chat: str, text: str) -> asyncio.Future[Outcome]:
         """Give a chat input; the future resolves when its turn (or command) is done.
@@ -317,10 +342,9 @@ class Engine:
         handles = list(state.handles)
         for handle in handles:
             handle.cancel()
-        tasks = [
-            h for h in handles if isinstance(h, asyncio.Task) and h is not asyncio.current_task()
-        ]
-        await asyncio.gather(*tasks, return_exceptions=True)
+        current = asyncio.current_task()  # a turn stopping its own chat must not wait on itself
+        others = [h for h in handles if current not in (h, getattr(h, "task", None))]
+        await asyncio.gather(*(_ended(handle) for handle in others), return_exceptions=True)
 
     def note_in_history(self, chat: str, text: str) -> None:
         """Put a notice into a chat's history without starting a turn (a late result)."""
@@ -426,7 +450,9 @@ class Engine:
             user["notice"] = True
         self.chats.append(chat, [user])  # durable before the model is called
         history = [*loaded.messages[loaded.consolidated :], user]
-        self.events.publish(TurnStarted(chat, turn_id, bot.name, route.model, input=text))
+        self.events.publish(
+            TurnStarted(chat, turn_id, bot.name, route.model, input=text, notice=notice)
+        )
         skills = tuple(self.skills.current())
         scope = replace(
             self.scope_for(bot), skills=skills, chat=chat, turn=turn_id, bot=bot.name, services=self

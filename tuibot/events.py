@@ -55,6 +55,8 @@ class TurnStarted(Event):
     model: str
     input: str = ""
     """The input the turn answers (the user's message or a notice), for task titles."""
+    notice: bool = False
+    """The input is tuibot's own message (a task, a delegation's result), not a person's."""
 
 
 @dataclass(frozen=True)

@@ -188,6 +188,22 @@ class TasksSettings:
 
 
 @dataclass(frozen=True)
+class TuiSettings:
+    """The full-screen app: ``[tui]``."""
+
+    theme: str = "tuibot-dark"
+    """Theme name: a bundled one, one from the config home's ``themes/``, or Textual's own."""
+    bell: bool = True
+    """Ring the terminal bell when an approval request arrives while you are elsewhere."""
+    notify: bool = True
+    """Also send a desktop-notification escape (OSC 9 and OSC 777) for such a request."""
+    health_interval: float = field(default=60.0, metadata=rules(gt=0))
+    """Seconds between checks that the model server answers (shown in the status bar)."""
+    keys: dict[str, Any] = field(default_factory=dict)
+    """Key bindings by binding id, e.g. ``approvals = "ctrl+g"`` (see docs/tui.md)."""
+
+
+@dataclass(frozen=True)
 class LoggingSettings:
     """The application log: ``[logging]``."""
 
@@ -218,6 +234,8 @@ class Settings:
     """Every input becomes a task on a board (todo, doing, done, error, paused, waiting)."""
     tools: ToolsSettings = field(default_factory=ToolsSettings)
     """Where the file tools work and how long an approval may wait."""
+    tui: TuiSettings = field(default_factory=TuiSettings)
+    """The full-screen app: theme, bell, desktop notifications, key bindings."""
     logging: LoggingSettings = field(default_factory=LoggingSettings)
     """The application log (``tuibot config path`` shows where it is)."""
     files: list[Path] = field(default_factory=list, metadata=META)

@@ -398,18 +398,25 @@ class ChatStore:
 
     def set_title(self, chat_id: str, title: str) -> None:
         """Rename a chat (one line, trimmed); "" lets the next user message name it."""
+        new_title = clean_title(title)
+        self._set_header(chat_id, title=new_title)
+        if new_title:
+            self._titled.add(chat_id)
+        else:
+            self._titled.discard(chat_id)
+
+    def set_bot(self, chat_id: str, bot: str, *, pinned: bool) -> None:
+        """Change the chat's bot; ``pinned`` fixes it there (no routing)."""
+        self._set_header(chat_id, bot=bot, pinned=pinned)
+
+    def _set_header(self, chat_id: str, **fields: Any) -> None:
         path = self._existing(chat_id)
         header = _read_header(path)
         if header is None:
             self.load(chat_id)  # sets aside whatever is there and writes a header
             header = _read_header(path) or {}
-        new_title = clean_title(title)
         with _failing("save", chat_id):
-            rewrite_head(path, {**header, "title": new_title})
-        if new_title:
-            self._titled.add(chat_id)
-        else:
-            self._titled.discard(chat_id)
+            rewrite_head(path, {**header, **fields})
 
     def delete(self, chat_id: str) -> None:
         """Remove a chat and its set-aside lines; ``ChatNotFound`` if there is none."""

@@ -1,0 +1,34 @@
+"""``tuibot`` with no command: the full-screen app (see :mod:`tuibot.tui.app`).
+
+Only argument parsing lives here; Textual is imported when the app starts, so
+``tuibot ask`` never pays for it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def run(args: argparse.Namespace) -> int:
+    """Load settings and run the app until the person quits; returns the exit code."""
+    from tuibot.commands.ask import provider_overrides
+    from tuibot.settings import ConfigError, load_settings
+
+    try:
+        settings = load_settings(args.config, overrides=provider_overrides(args))
+    except ConfigError as error:
+        print(f"tuibot: {error}", file=sys.stderr)
+        print("Fix the file, or start with --config pointing at another one.", file=sys.stderr)
+        return 2
+    if not sys.stdout.isatty():
+        print("tuibot: the full-screen app needs a terminal; use `tuibot ask`.", file=sys.stderr)
+        return 2
+    from tuibot.logs import configure_logging
+    from tuibot.paths import DataPaths
+    from tuibot.tui.app import TuibotApp
+
+    paths = DataPaths.default()
+    configure_logging(paths, settings.logging.level)
+    app = TuibotApp(settings, paths, base_url=args.base_url, start_chat=args.chat)
+    return app.run() or 0

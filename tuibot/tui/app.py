@@ -1,0 +1,312 @@
+"""The full-screen app: lays out the panes, routes engine events, runs the commands.
+
+The app paints first and builds the engine after (see :mod:`tuibot.tui.startup`). It is
+the only place that calls the engine: panes render what they are given and ask for
+changes with messages.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from textual import on, work
+from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.widgets import Footer, TabbedContent, TabPane
+
+from tuibot.tui.bridge import EngineBridge
+from tuibot.tui.chats import ChatCommands
+from tuibot.tui.messages import EngineEvent, EngineReady, OpenChat, StreamBatch
+from tuibot.tui.runner import worker_runner
+from tuibot.tui.sessions import SessionState
+from tuibot.tui.startup import build_engine, check_health, warm_sdk
+from tuibot.tui.widgets.approvals import ApprovalsPane
+from tuibot.tui.widgets.chat_list import ChatList
+from tuibot.tui.widgets.composer import Composer
+from tuibot.tui.widgets.conversation import Conversation
+from tuibot.tui.widgets.delegation_tree import DelegationTree
+from tuibot.tui.widgets.kanban import TaskKanban
+from tuibot.tui.widgets.status_bar import StatusBar
+from tuibot.tui.widgets.tool_log import ToolLog
+
+if TYPE_CHECKING:
+    from tuibot.engine import Engine
+    from tuibot.paths import DataPaths
+    from tuibot.settings import Settings
+
+PANES = {
+    "chats": "#chats",
+    "composer": "#composer",
+    "conversation": "#conversation",
+    "tasks": "#tasks",
+    "delegations": "#delegations",
+    "tools": "#tools",
+    "approvals": "#approvals",
+}
+"""Pane name (as used by ``focus_pane``) → widget selector."""
+TABS = {"tasks": "tab-tasks", "delegations": "tab-delegations", "tools": "tab-tools"}
+TABS["approvals"] = "tab-approvals"
+
+
+class TuibotApp(ChatCommands, App[int]):
+    """tuibot's Textual app over one engine."""
+
+    CSS_PATH = "app.tcss"
+    TITLE = "tuibot"
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+q", "quit", "Quit", id="quit", priority=True),
+        Binding("ctrl+c", "interrupt", "Interrupt", id="interrupt", priority=True, show=False),
+        Binding("ctrl+n", "new_chat", "New chat", id="new_chat", priority=True),
+        Binding("ctrl+g", "focus_pane('approvals')", "Approvals", id="approvals", priority=True),
+        Binding("ctrl+r", "toggle_reasoning", "Reasoning", id="reasoning", priority=True),
+        Binding("ctrl+o", "toggle_tool_output", "Tool output", id="tool_output", priority=True),
+        Binding("ctrl+b", "toggle_side", "Side pane", id="side", priority=True, show=False),
+        Binding("f1,question_mark", "help", "Help", id="help"),
+        Binding("f2", "focus_pane('chats')", "Chats", id="focus_chats", show=False),
+        Binding("f3", "focus_pane('composer')", "Composer", id="focus_composer", show=False),
+        Binding("f4", "focus_pane('tasks')", "Tasks", id="focus_tasks", show=False),
+        Binding("f5", "focus_pane('delegations')", "Delegations", id="focus_tree", show=False),
+        Binding("f6", "focus_pane('tools')", "Tool log", id="focus_tools", show=False),
+        Binding("f7", "grants", "Grants", id="grants", show=False),
+        Binding("f8", "maximize_pane", "Zoom pane", id="zoom", show=False),
+    ]
+    """Every app-wide binding; each ``id`` can be rebound under ``[tui.keys]``."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        paths: DataPaths,
+        *,
+        base_url: str | None = None,
+        start_chat: str | None = None,
+    ) -> None:
+        super().__init__()
+        self.settings = settings
+        self.paths = paths
+        self.base_url = base_url
+        self.engine: Engine | None = None
+        """None until the engine is built (after the first paint)."""
+        self.bridge: EngineBridge | None = None
+        self.current_chat: str | None = start_chat
+        """The chat the conversation shows."""
+        self.session = SessionState()
+        """Usage, live partial answers and early input, kept across chat switches."""
+        self.show_reasoning = False
+        self.show_tool_output = False
+
+    # -- layout ----------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        yield StatusBar(id="status")
+        with Horizontal(id="body"):
+            yield ChatList(id="chats")
+            with Vertical(id="main"):
+                yield Conversation(id="conversation")
+                yield Composer(id="composer")
+            with TabbedContent(id="side", initial="tab-tasks"):
+                with TabPane("Tasks", id="tab-tasks"):
+                    yield TaskKanban(id="tasks")
+                with TabPane("Delegations", id="tab-delegations"):
+                    yield DelegationTree(id="delegations")
+                with TabPane("Tool log", id="tab-tools"):
+                    yield ToolLog(id="tools")
+                with TabPane("Approvals", id="tab-approvals"):
+                    yield ApprovalsPane(id="approvals")
+        yield Footer()
+
+    @property
+    def status(self) -> StatusBar:
+        return self.query_one(StatusBar)
+
+    @property
+    def conversation(self) -> Conversation:
+        return self.query_one(Conversation)
+
+    @property
+    def composer(self) -> Composer:
+        return self.query_one(Composer)
+
+    def event_panes(self) -> list[Any]:
+        """Panes that follow every engine event, whatever chat is shown."""
+        return [
+            self.query_one(ChatList),
+            self.query_one(TaskKanban),
+            self.query_one(DelegationTree),
+            self.query_one(ToolLog),
+            self.query_one(ApprovalsPane),
+        ]
+
+    # -- start and stop --------------------------------------------------------------
+
+    def on_mount(self) -> None:
+        self.composer.focus()
+        self.start_engine()
+
+    @work(group="engine", description="start the engine", exit_on_error=False)
+    async def start_engine(self) -> None:
+        """Build the engine, load plugins, recover work, then check the server."""
+        from tuibot.settings import ConfigError
+
+        try:
+            engine = await build_engine(
+                self.settings, self.paths, worker_runner(self), self.base_url
+            )
+        except ConfigError as error:
+            self.conversation.show_problem(f"tuibot cannot start the engine: {error}")
+            return
+        self.bridge = EngineBridge(engine.events, self.post_message)
+        engine.load_tools()
+        engine.start_reloader()
+        engine.delegations.recover()
+        self.engine = engine
+        self.post_message(EngineReady(engine))
+        await warm_sdk()
+        self.watch_health()
+
+    def on_engine_ready(self, message: EngineReady) -> None:
+        engine = message.engine
+        for pane in self.event_panes():
+            pane.load(engine)
+        self.composer.set_commands(self.command_names())
+        if self.current_chat is not None:
+            from tuibot.store.chats import ChatNotFound
+
+            try:
+                self.current_chat = engine.chats.resolve(self.current_chat)
+            except ChatNotFound as error:
+                self.notify(str(error), severity="error")
+                self.current_chat = None
+        if self.current_chat is None:
+            chats = [meta for meta in engine.chats.list() if meta.kind == "direct"]
+            self.current_chat = chats[-1].id if chats else None
+        if self.current_chat is not None:
+            self.open_chat(self.current_chat)
+        for chat, text in self.session.take_early_input():
+            self.submit(chat, text)
+
+    @work(group="health", description="check the model server", exit_on_error=False)
+    async def watch_health(self) -> None:
+        """Probe the model server now and every ``tui.health_interval`` seconds."""
+        shown_problem = False
+        while self.engine is not None:
+            health = await check_health(self.engine)
+            self.status.health = "ok" if health.ok and not health.problem else "down"
+            self.status.health_detail = health.problem or health.where
+            if (not health.ok or health.problem) and not shown_problem:
+                shown_problem = True
+                text = f"Model server problem: {health.problem}\n\n{health.advice}"
+                self.conversation.show_problem(text)
+            await asyncio.sleep(self.settings.tui.health_interval)
+
+    async def action_quit(self) -> None:
+        """Quit, asking first when turns or delegations are still running."""
+        from tuibot.tui.screens.confirm import ConfirmScreen
+
+        running = self.running_work()
+        if running:
+            question = f"{running} still running. Quit anyway? Delegations resume next time."
+            if not await self.push_screen_wait(ConfirmScreen(question, yes="Quit")):
+                return
+        await self.shutdown_engine()
+        self.exit(0)
+
+    def running_work(self) -> str:
+        """A description of what is running, or "" when nothing is."""
+        if self.engine is None:
+            return ""
+        chats = [meta.id for meta in self.engine.chats.list() if self.engine.busy(meta.id)]
+        live = sum(1 for record in self.engine.delegations.journal.all() if record.is_open)
+        parts = []
+        if chats:
+            parts.append(f"{len(chats)} chat{'s' if len(chats) != 1 else ''}")
+        if live:
+            parts.append(f"{live} delegation{'s' if live != 1 else ''}")
+        return " and ".join(parts)
+
+    async def shutdown_engine(self) -> None:
+        """Stop turns and persist delegations as the delegation rules say."""
+        engine, self.engine = self.engine, None
+        if engine is None:
+            return
+        if self.bridge is not None:
+            self.bridge.close()
+        await engine.close()
+
+    async def on_unmount(self) -> None:
+        await self.shutdown_engine()
+
+    # -- engine events ---------------------------------------------------------------
+
+    def on_engine_event(self, message: EngineEvent) -> None:
+        event = message.event
+        self.session.observe(event)
+        for pane in self.event_panes():
+            pane.apply(event)
+        if event.chat and event.chat == self.current_chat:
+            self.conversation.apply(event)
+            self.refresh_chat_status()
+        self.status.session_usage = self.session.total
+        self.status.pending = len(self.engine.approvals.pending()) if self.engine else 0
+        self.after_event(event)
+
+    def on_stream_batch(self, message: StreamBatch) -> None:
+        self.session.stream(message)
+        if message.chat == self.current_chat:
+            self.conversation.apply_stream(message)
+
+    @on(OpenChat)
+    def on_open(self, message: OpenChat) -> None:
+        self.open_chat(message.chat)
+
+    # -- actions ---------------------------------------------------------------------
+
+    def action_focus_pane(self, pane: str) -> None:
+        """Focus a pane, showing its side tab first when it has one."""
+        if pane in TABS:
+            side = self.query_one("#side", TabbedContent)
+            side.display = True
+            side.active = TABS[pane]
+        self.query_one(PANES[pane]).focus()
+
+    def action_toggle_side(self) -> None:
+        side = self.query_one("#side", TabbedContent)
+        side.display = not side.display
+
+    def action_maximize_pane(self) -> None:
+        """Zoom the focused pane to the whole screen, or back."""
+        if self.screen.maximized is not None:
+            self.screen.minimize()
+        elif self.focused is not None:
+            self.screen.maximize(self.focused)
+
+    def action_toggle_reasoning(self) -> None:
+        self.show_reasoning = not self.show_reasoning
+        self.conversation.set_reasoning_visible(self.show_reasoning)
+
+    def action_toggle_tool_output(self) -> None:
+        self.show_tool_output = not self.show_tool_output
+        self.conversation.set_tool_output_visible(self.show_tool_output)
+
+    def action_help(self) -> None:
+        from tuibot.tui.screens.help import HelpScreen
+
+        self.push_screen(HelpScreen(self))
+
+    def action_grants(self) -> None:
+        from tuibot.tui.screens.grants import GrantsScreen
+
+        if self.engine is not None:
+            self.push_screen(GrantsScreen(self.engine.approvals))
+
+    def action_interrupt(self) -> None:
+        """Ctrl+C: copy a selection, else stop the running turn, else say how to quit."""
+        composer = self.composer
+        if self.focused is composer and composer.selected_text:
+            self.copy_to_clipboard(composer.selected_text)
+            return
+        if self.interrupt_current():
+            return
+        self.notify("Nothing is running. Press ctrl+q to quit.", timeout=3)

@@ -1,0 +1,245 @@
+"""The app's chat commands: open, send, interrupt, new, rename, delete, pin a bot.
+
+A mixin of :class:`~tuibot.tui.app.TuibotApp`, kept apart so the app module stays about
+layout and event routing. Every engine call the chat panes need is made here.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING
+
+from textual import on, work
+
+from tuibot.events import CommandOutput, Event, TurnFinished, TurnStarted
+from tuibot.tui.widgets.chat_list import ChatList
+from tuibot.tui.widgets.composer import Composer
+
+if TYPE_CHECKING:
+    from tuibot.engine import Engine
+    from tuibot.tui.sessions import SessionState
+    from tuibot.tui.widgets.conversation import Conversation
+    from tuibot.tui.widgets.status_bar import StatusBar
+
+if TYPE_CHECKING:
+    from textual.app import App
+
+    _AppBase = App[int]
+else:
+    _AppBase = object
+
+SECOND_ESCAPE_S = 3.0
+"""A second Esc within this many seconds also cancels the chat's delegations."""
+
+
+class ChatCommands(_AppBase):
+    """Chat actions for the app; expects the attributes declared below."""
+
+    if TYPE_CHECKING:
+        engine: Engine | None
+        current_chat: str | None
+        session: SessionState
+
+        @property
+        def conversation(self) -> Conversation: ...
+        @property
+        def composer(self) -> Composer: ...
+        @property
+        def status(self) -> StatusBar: ...
+
+    _last_escape: float = 0.0
+
+    # -- opening and sending ---------------------------------------------------------
+
+    def open_chat(self, chat: str) -> None:
+        """Show ``chat``: its history, any answer streaming right now, its queue."""
+        engine = self.engine
+        if engine is None:
+            return
+        from tuibot.store.chats import ChatNotFound
+        from tuibot.store.jsonl import StorageError
+
+        try:
+            loaded = engine.chats.load(chat, readonly=True)
+        except (ChatNotFound, StorageError) as error:
+            self.notify(f"Cannot open that chat: {error}", severity="error")
+            return
+        self.current_chat = chat
+        self.conversation.show_chat(chat, loaded.messages)
+        live = self.session.live.get(chat)
+        if live is not None:
+            self.conversation.resume_stream(live.turn, "".join(live.text), "".join(live.reasoning))
+        for problem in loaded.problems:
+            self.notify(f"Line {problem.line} set aside: {problem.reason}", severity="warning")
+        self.query_one(ChatList).set_current(chat)
+        self.status.bot = loaded.meta.bot
+        self.status.model = self._model_of(loaded.meta.bot)
+        self.refresh_chat_status()
+
+    def _model_of(self, bot_name: str) -> str:
+        engine = self.engine
+        bot = engine.bots.get(bot_name) if engine is not None else None
+        return bot.model if bot is not None else ""
+
+    def refresh_chat_status(self) -> None:
+        """Queued input and usage of the chat shown."""
+        chat = self.current_chat
+        queued = self.engine.queued(chat) if self.engine is not None and chat else []
+        self.composer.show_queued(queued)
+        self.status.chat_usage = self.session.usage_of(chat)
+
+    @on(Composer.Submitted)
+    def on_submitted(self, message: Composer.Submitted) -> None:
+        self.submit(self.current_chat, message.text)
+
+    def submit(self, chat: str | None, text: str) -> None:
+        """Send input to ``chat`` (a new chat when there is none yet)."""
+        engine = self.engine
+        if engine is None:
+            self.session.keep_early_input(chat, text)
+            self.notify("Starting up; your message is sent in a moment.", timeout=2)
+            return
+        from tuibot.slash import is_command
+
+        if chat is None and not is_command(text):
+            chat = engine.new_chat().id
+            self.query_one(ChatList).load(engine)
+            self.open_chat(chat)
+        if not is_command(text) and chat is not None and not engine.busy(chat):
+            self.conversation.echo_user(text)
+        self._send(chat or "", text)
+        self.refresh_chat_status()
+
+    @work(group="commands", description="send input", exit_on_error=False)
+    async def _send(self, chat: str, text: str) -> None:
+        engine = self.engine
+        if engine is None:
+            return
+        await engine.send(chat, text)
+        self.refresh_chat_status()
+
+    def after_event(self, event: Event) -> None:
+        """Follow-ups that need the app: /new switches chats, turns change the queue."""
+        if isinstance(event, CommandOutput):
+            if event.new_chat:
+                if self.engine is not None:
+                    self.query_one(ChatList).load(self.engine)
+                self.open_chat(event.new_chat)
+            elif not event.chat or event.chat == self.current_chat:
+                self.conversation.show_command_output(event)
+        elif isinstance(event, TurnStarted | TurnFinished) and event.chat == self.current_chat:
+            self.refresh_chat_status()
+
+    def command_names(self) -> list[tuple[str, str]]:
+        """Slash commands and tool names for the composer's completion."""
+        from tuibot.slash import BUILTIN_HELP
+
+        commands = [(name, help) for name, help in BUILTIN_HELP.items() if "TOOL" not in name]
+        engine = self.engine
+        if engine is not None:
+            for name in engine.tools.names():
+                spec = engine.tools.get(name)
+                summary = spec.description.splitlines()[0] if spec and spec.description else ""
+                commands.append((f"/{name}", summary))
+        return commands
+
+    # -- interrupting ----------------------------------------------------------------
+
+    @on(Composer.Interrupt)
+    def on_interrupt(self, message: Composer.Interrupt) -> None:
+        self.interrupt_current()
+
+    def interrupt_current(self) -> bool:
+        """Stop the shown chat's running turn; a second press also stops its delegations."""
+        engine, chat = self.engine, self.current_chat
+        if engine is None or chat is None:
+            return False
+        now = time.monotonic()
+        live = [r for r in engine.delegations.journal.children(chat) if r.is_open]
+        if live and now - self._last_escape < SECOND_ESCAPE_S:
+            self._last_escape = 0.0
+            engine.cancel(chat, delegations=True)
+            self.notify(f"Cancelling {len(live)} delegation(s) of this chat.", timeout=3)
+            return True
+        stopped = engine.cancel(chat)
+        self._last_escape = now
+        if live:
+            self.notify(
+                f"Press Esc again to also cancel the {len(live)} delegation(s) it gave.",
+                timeout=SECOND_ESCAPE_S,
+            )
+            return True
+        return stopped
+
+    # -- chat list commands ----------------------------------------------------------
+
+    def action_new_chat(self) -> None:
+        """A fresh direct chat with the default bot (routing on)."""
+        engine = self.engine
+        if engine is None:
+            return
+        chat = engine.new_chat().id
+        self.query_one(ChatList).load(engine)
+        self.open_chat(chat)
+        self.composer.focus()
+
+    @on(ChatList.RenameRequested)
+    @work(group="dialogs", exclusive=True, exit_on_error=False)
+    async def rename_chat(self, message: ChatList.RenameRequested) -> None:
+        from tuibot.tui.screens.prompt import PromptScreen
+
+        engine = self.engine
+        if engine is None:
+            return
+        title = await self.push_screen_wait(
+            PromptScreen("New title for the chat:", value=message.title)
+        )
+        if title is None or not title.strip():
+            return
+        engine.chats.set_title(message.chat, title.strip())
+        self.query_one(ChatList).load(engine)
+
+    @on(ChatList.DeleteRequested)
+    @work(group="dialogs", exclusive=True, exit_on_error=False)
+    async def delete_chat(self, message: ChatList.DeleteRequested) -> None:
+        from tuibot.tui.screens.confirm import ConfirmScreen
+
+        engine = self.engine
+        if engine is None:
+            return
+        live = [r for r in engine.delegations.journal.children(message.chat) if r.is_open]
+        question = f"Delete the chat {message.title!r}?"
+        if live:
+            question += f" Its {len(live)} running delegation(s) are cancelled."
+        if not await self.push_screen_wait(ConfirmScreen(question, yes="Delete")):
+            return
+        await engine.delete_chat(message.chat)
+        if self.current_chat == message.chat:
+            self.current_chat = None
+            self.conversation.show_chat("", [])
+        self.query_one(ChatList).load(engine)
+
+    @on(ChatList.PinRequested)
+    @work(group="dialogs", exclusive=True, exit_on_error=False)
+    async def pin_bot(self, message: ChatList.PinRequested) -> None:
+        from tuibot.tui.screens.prompt import PromptScreen
+
+        engine = self.engine
+        if engine is None:
+            return
+        names = ", ".join(bot.name for bot in engine.bots.all())
+        name = await self.push_screen_wait(
+            PromptScreen(f"Pin the chat to which bot? ({names}; empty unpins)")
+        )
+        if name is None:
+            return
+        from tuibot.bots import BotError
+
+        try:
+            engine.pin_chat(message.chat, name.strip() or None)
+        except (BotError, ValueError) as error:
+            self.notify(str(error), severity="error")
+            return
+        self.query_one(ChatList).load(engine)
+        if message.chat == self.current_chat:
+            self.open_chat(message.chat)

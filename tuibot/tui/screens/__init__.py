@@ -1,0 +1,1 @@
+"""Modal screens: help, grants, confirmations and text prompts."""
