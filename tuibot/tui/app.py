@@ -16,8 +16,11 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Footer, TabbedContent, TabPane
 
+from tuibot.events import ApprovalDecided, ApprovalRequested
 from tuibot.tui.bridge import EngineBridge
 from tuibot.tui.chats import ChatCommands
+from tuibot.tui.decisions import DecisionCommands
+from tuibot.tui.looks import LookCommands
 from tuibot.tui.messages import EngineEvent, EngineReady, OpenChat, StreamBatch
 from tuibot.tui.runner import worker_runner
 from tuibot.tui.sessions import SessionState
@@ -30,6 +33,7 @@ from tuibot.tui.widgets.delegation_tree import DelegationTree
 from tuibot.tui.widgets.kanban import TaskKanban
 from tuibot.tui.widgets.status_bar import StatusBar
 from tuibot.tui.widgets.tool_log import ToolLog
+from tuibot.tui.work import WorkCommands
 
 if TYPE_CHECKING:
     from tuibot.engine import Engine
@@ -50,7 +54,7 @@ TABS = {"tasks": "tab-tasks", "delegations": "tab-delegations", "tools": "tab-to
 TABS["approvals"] = "tab-approvals"
 
 
-class TuibotApp(ChatCommands, App[int]):
+class TuibotApp(ChatCommands, WorkCommands, DecisionCommands, LookCommands, App[int]):
     """tuibot's Textual app over one engine."""
 
     CSS_PATH = "app.tcss"
@@ -142,6 +146,7 @@ class TuibotApp(ChatCommands, App[int]):
     # -- start and stop --------------------------------------------------------------
 
     def on_mount(self) -> None:
+        self.setup_looks()
         self.composer.focus()
         self.start_engine()
 
@@ -250,6 +255,8 @@ class TuibotApp(ChatCommands, App[int]):
             self.refresh_chat_status()
         self.status.session_usage = self.session.total
         self.status.pending = len(self.engine.approvals.pending()) if self.engine else 0
+        if isinstance(event, ApprovalRequested | ApprovalDecided):
+            self.on_approval_event(event)
         self.after_event(event)
 
     def on_stream_batch(self, message: StreamBatch) -> None:
