@@ -1,4 +1,4 @@
-"""Approval decisions from the queue, and telling the person a request arrived (badge, bell, OSC 9/777).
+"""Approval decisions from the queue, and telling the person a request arrived.
 
 A mixin of :class:`~tuibot.tui.app.TuibotApp`. STUB: to be filled in.
 """
