@@ -154,6 +154,7 @@ class TuibotApp(ChatCommands, WorkCommands, DecisionCommands, LookCommands, App[
     async def start_engine(self) -> None:
         """Build the engine, load plugins, recover work, then check the server."""
         from tuibot.settings import ConfigError
+        from tuibot.store.jsonl import StorageError
 
         try:
             engine = await build_engine(
@@ -165,7 +166,13 @@ class TuibotApp(ChatCommands, WorkCommands, DecisionCommands, LookCommands, App[
         self.bridge = EngineBridge(engine.events, self.post_message)
         engine.load_tools()
         engine.start_reloader()
-        engine.delegations.recover()
+        # Work cut off by the last exit: tasks back to "todo", delegations paused (restart).
+        # TODO(#6): only under the single-instance lock.
+        try:
+            engine.recover_tasks()
+            engine.delegations.recover()
+        except StorageError as error:  # the app still opens; the problem is on screen
+            self.notify(f"Could not recover earlier work: {error}", severity="error")
         self.engine = engine
         self.post_message(EngineReady(engine))
         await warm_sdk()
@@ -206,8 +213,13 @@ class TuibotApp(ChatCommands, WorkCommands, DecisionCommands, LookCommands, App[
                 self.conversation.show_problem(text)
             await asyncio.sleep(self.settings.tui.health_interval)
 
-    async def action_quit(self) -> None:
+    def action_quit(self) -> None:  # type: ignore[override]
         """Quit, asking first when turns or delegations are still running."""
+        self.quit_after_asking()
+
+    @work(group="dialogs", exclusive=True, exit_on_error=False)
+    async def quit_after_asking(self) -> None:
+        """The confirmation needs a worker: it waits for the dialog's answer."""
         from tuibot.tui.screens.confirm import ConfirmScreen
 
         running = self.running_work()

@@ -1,0 +1,91 @@
+"""The real ``tuibot`` binary in a real terminal (tmux): type a message, read the answer.
+
+Everything else tests the app in-process through ``App.run_test``; this one checks what
+a person gets: the installed entry point, a real pseudo-terminal, real key presses.
+CI installs tmux and sets ``TUIBOT_REQUIRE_TMUX=1`` so the test fails rather than skips.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from scripted_server import ScriptedServer, text
+
+TUIBOT = Path(sys.executable).with_name("tuibot")
+
+
+@pytest.fixture
+def tmux() -> Iterator[Callable[..., str]]:
+    """Run tmux commands on a private server socket, killed afterwards."""
+    if shutil.which("tmux") is None:
+        if os.environ.get("TUIBOT_REQUIRE_TMUX"):
+            pytest.fail("tmux is required (TUIBOT_REQUIRE_TMUX is set) but not installed")
+        pytest.skip("tmux is not installed")
+    socket = f"tuibot-test-{uuid.uuid4().hex[:8]}"
+
+    def run(*args: str) -> str:
+        done = subprocess.run(
+            ["tmux", "-L", socket, *args], capture_output=True, text=True, timeout=10
+        )
+        return done.stdout
+
+    yield run
+    subprocess.run(["tmux", "-L", socket, "kill-server"], capture_output=True, timeout=10)
+
+
+def wait_for_screen(tmux: Callable[..., str], wanted: str, timeout: float = 30) -> str:
+    """Poll the pane until ``wanted`` is on screen; fail with the screen if it never is."""
+    deadline = time.monotonic() + timeout
+    screen = ""
+    while time.monotonic() < deadline:
+        screen = tmux("capture-pane", "-p", "-t", "app")
+        if wanted in screen:
+            return screen
+        time.sleep(0.1)
+    pytest.fail(f"{wanted!r} never appeared on screen:\n{screen}")
+
+
+def test_type_a_message_and_read_the_answer_off_the_screen(
+    server: ScriptedServer, hermetic: Path, tmux: Callable[..., str]
+) -> None:
+    server.enqueue(text("The answer is forty-two, streamed to a real terminal."))
+    env = {
+        "TUIBOT_HOME": str(hermetic / "home"),
+        "TUIBOT_DATA": str(hermetic / "data"),
+        "TERM": "xterm-256color",
+        "PATH": os.environ.get("PATH", ""),
+    }
+    command = " ".join(
+        [
+            "env",
+            *(f"{key}={value}" for key, value in env.items()),
+            str(TUIBOT),
+            "--base-url",
+            server.url,
+            "--model",
+            "test-model",
+        ]
+    )
+    tmux("new-session", "-d", "-s", "app", "-x", "160", "-y", "48", command)
+    wait_for_screen(tmux, "Approvals")  # the first frame
+    wait_for_screen(tmux, "127.0.0.1")  # the engine is up and the server answered
+    tmux("send-keys", "-t", "app", "-l", "What is the answer?")
+    tmux("send-keys", "-t", "app", "Enter")
+    screen = wait_for_screen(tmux, "forty-two, streamed to a real terminal")
+    assert "What is the answer?" in screen
+    chats = list((hermetic / "data" / "chats").glob("*.jsonl"))
+    assert len(chats) == 1, "the conversation is on disk"
+    assert "forty-two" in chats[0].read_text(encoding="utf-8")
+    tmux("send-keys", "-t", "app", "C-q")
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline and "app" in tmux("list-sessions"):
+        time.sleep(0.1)
+    assert "app" not in tmux("list-sessions"), "ctrl+q quits when nothing is running"
