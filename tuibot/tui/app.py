@@ -14,6 +14,7 @@ from textual import on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.css.query import NoMatches
 from textual.widgets import Footer, TabbedContent, TabPane
 
 from tuibot.events import ApprovalDecided, ApprovalRequested
@@ -260,7 +261,11 @@ class TuibotApp(ChatCommands, WorkCommands, DecisionCommands, LookCommands, App[
     def on_engine_event(self, message: EngineEvent) -> None:
         event = message.event
         self.session.observe(event)
-        for pane in self.event_panes():
+        try:
+            panes = self.event_panes()
+        except NoMatches:  # shutting down: a turn ended while the screen was torn down
+            return
+        for pane in panes:
             pane.apply(event)
         if event.chat and event.chat == self.current_chat:
             self.conversation.apply(event)

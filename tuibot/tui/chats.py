@@ -2,6 +2,9 @@
 
 A mixin of :class:`~tuibot.tui.app.TuibotApp`, kept apart so the app module stays about
 layout and event routing. Every engine call the chat panes need is made here.
+
+Handlers are named ``on_<message>`` rather than decorated with ``@on``: Textual only
+collects ``@on`` handlers from classes built by its metaclass, and a mixin is not one.
 """
 
 from __future__ import annotations
@@ -9,7 +12,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
-from textual import on, work
+from textual import work
 
 from tuibot.events import CommandOutput, Event, TurnFinished, TurnStarted
 from tuibot.tui.widgets.chat_list import ChatList
@@ -88,8 +91,7 @@ class ChatCommands(_AppBase):
         self.composer.show_queued(queued)
         self.status.chat_usage = self.session.usage_of(chat)
 
-    @on(Composer.Submitted)
-    def on_submitted(self, message: Composer.Submitted) -> None:
+    def on_composer_submitted(self, message: Composer.Submitted) -> None:
         self.submit(self.current_chat, message.text)
 
     def submit(self, chat: str | None, text: str) -> None:
@@ -145,8 +147,7 @@ class ChatCommands(_AppBase):
 
     # -- interrupting ----------------------------------------------------------------
 
-    @on(Composer.Interrupt)
-    def on_interrupt(self, message: Composer.Interrupt) -> None:
+    def on_composer_interrupt(self, message: Composer.Interrupt) -> None:
         self.interrupt_current()
 
     def interrupt_current(self) -> bool:
@@ -183,7 +184,15 @@ class ChatCommands(_AppBase):
         self.open_chat(chat)
         self.composer.focus()
 
-    @on(ChatList.RenameRequested)
+    def on_chat_list_rename_requested(self, message: ChatList.RenameRequested) -> None:
+        self.rename_chat(message)
+
+    def on_chat_list_delete_requested(self, message: ChatList.DeleteRequested) -> None:
+        self.delete_chat(message)
+
+    def on_chat_list_pin_requested(self, message: ChatList.PinRequested) -> None:
+        self.pin_bot(message)
+
     @work(group="dialogs", exclusive=True, exit_on_error=False)
     async def rename_chat(self, message: ChatList.RenameRequested) -> None:
         from tuibot.tui.screens.prompt import PromptScreen
@@ -196,10 +205,16 @@ class ChatCommands(_AppBase):
         )
         if title is None or not title.strip():
             return
-        engine.chats.set_title(message.chat, title.strip())
+        from tuibot.store.chats import ChatNotFound
+        from tuibot.store.jsonl import StorageError
+
+        try:
+            engine.chats.set_title(message.chat, title.strip())
+        except (ChatNotFound, StorageError) as error:
+            self.notify(f"Cannot rename the chat: {error}", severity="error")
+            return
         self.query_one(ChatList).load(engine)
 
-    @on(ChatList.DeleteRequested)
     @work(group="dialogs", exclusive=True, exit_on_error=False)
     async def delete_chat(self, message: ChatList.DeleteRequested) -> None:
         from tuibot.tui.screens.confirm import ConfirmScreen
@@ -213,13 +228,28 @@ class ChatCommands(_AppBase):
             question += f" Its {len(live)} running delegation(s) are cancelled."
         if not await self.push_screen_wait(ConfirmScreen(question, yes="Delete")):
             return
-        await engine.delete_chat(message.chat)
-        if self.current_chat == message.chat:
-            self.current_chat = None
-            self.conversation.show_chat("", [])
-        self.query_one(ChatList).load(engine)
+        from tuibot.store.chats import ChatNotFound
+        from tuibot.store.jsonl import StorageError
 
-    @on(ChatList.PinRequested)
+        try:
+            await engine.delete_chat(message.chat)
+        except (ChatNotFound, StorageError) as error:
+            self.notify(f"Cannot delete the chat: {error}", severity="error")
+        self.query_one(ChatList).load(engine)
+        if self.current_chat == message.chat:
+            self._open_another()
+
+    def _open_another(self) -> None:
+        """The chat shown is gone: show the most recent direct chat, or nothing."""
+        engine = self.engine
+        direct = [m.id for m in engine.chats.list() if m.kind == "direct"] if engine else []
+        if direct:
+            self.open_chat(direct[0])
+            return
+        self.current_chat = None
+        self.conversation.show_chat("", [])
+        self.refresh_chat_status()
+
     @work(group="dialogs", exclusive=True, exit_on_error=False)
     async def pin_bot(self, message: ChatList.PinRequested) -> None:
         from tuibot.tui.screens.prompt import PromptScreen
@@ -234,10 +264,12 @@ class ChatCommands(_AppBase):
         if name is None:
             return
         from tuibot.bots import BotError
+        from tuibot.store.chats import ChatNotFound
+        from tuibot.store.jsonl import StorageError
 
         try:
             engine.pin_chat(message.chat, name.strip() or None)
-        except (BotError, ValueError) as error:
+        except (BotError, ValueError, ChatNotFound, StorageError) as error:
             self.notify(str(error), severity="error")
             return
         self.query_one(ChatList).load(engine)
