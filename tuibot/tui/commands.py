@@ -1,0 +1,32 @@
+"""The command palette's app commands: every app-wide binding, by what it does.
+
+Why the palette repeats the bindings: a person who has not learnt a key yet can type
+"approvals" or "reasoning" and still get there, and the palette shows the key (after
+``[tui.keys]``) so next time it is one key away.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from functools import partial
+from typing import TYPE_CHECKING, Any
+
+from textual.app import SystemCommand
+
+from tuibot.tui.keymap import PALETTE_TITLES, binding_rows
+
+if TYPE_CHECKING:
+    from textual.app import App
+
+SKIPPED = frozenset({"quit"})
+"""Binding ids Textual's own palette commands already offer (its "Quit" runs ours)."""
+
+
+def app_commands(app: App[Any]) -> Iterator[SystemCommand]:
+    """A palette command per app-wide binding with an id, its key in the help text."""
+    for row in binding_rows(app, [app._bindings]):
+        if row.binding_id is None or row.binding_id in SKIPPED:
+            continue
+        title = PALETTE_TITLES.get(row.binding_id, row.description)
+        help_text = f"{row.keys} · {row.description} (tui.keys.{row.binding_id})"
+        yield SystemCommand(title, help_text, partial(app.run_action, row.action))
