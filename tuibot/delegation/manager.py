@@ -578,6 +578,7 @@ class DelegationManager:
                 "limit": limit,
                 "limits": record.limits.to_json(),
                 "usage": record.usage.to_json(),
+                "used": used,
                 "task": record.task,
             },
             grant_key=f"continue:{record.id}:{limit}",

@@ -70,13 +70,29 @@ class TuibotApp(ChatCommands, WorkCommands, DecisionCommands, LookCommands, App[
         Binding("ctrl+o", "toggle_tool_output", "Tool output", id="tool_output", priority=True),
         Binding("ctrl+b", "toggle_side", "Side pane", id="side", priority=True, show=False),
         Binding("f1,question_mark", "help", "Help", id="help"),
-        Binding("f2", "focus_pane('chats')", "Chats", id="focus_chats", show=False),
-        Binding("f3", "focus_pane('composer')", "Composer", id="focus_composer", show=False),
-        Binding("f4", "focus_pane('tasks')", "Tasks", id="focus_tasks", show=False),
-        Binding("f5", "focus_pane('delegations')", "Delegations", id="focus_tree", show=False),
-        Binding("f6", "focus_pane('tools')", "Tool log", id="focus_tools", show=False),
-        Binding("f7", "grants", "Grants", id="grants", show=False),
-        Binding("f8", "maximize_pane", "Zoom pane", id="zoom", show=False),
+        Binding("f2", "focus_pane('chats')", "Chats", id="focus_chats", show=False, priority=True),
+        Binding(
+            "f3",
+            "focus_pane('composer')",
+            "Composer",
+            id="focus_composer",
+            show=False,
+            priority=True,
+        ),
+        Binding("f4", "focus_pane('tasks')", "Tasks", id="focus_tasks", show=False, priority=True),
+        Binding(
+            "f5",
+            "focus_pane('delegations')",
+            "Delegations",
+            id="focus_tree",
+            show=False,
+            priority=True,
+        ),
+        Binding(
+            "f6", "focus_pane('tools')", "Tool log", id="focus_tools", show=False, priority=True
+        ),
+        Binding("f7", "grants", "Grants", id="grants", show=False, priority=True),
+        Binding("f8", "maximize_pane", "Zoom pane", id="zoom", show=False, priority=True),
     ]
     """Every app-wide binding; each ``id`` can be rebound under ``[tui.keys]``."""
 
@@ -289,6 +305,8 @@ class TuibotApp(ChatCommands, WorkCommands, DecisionCommands, LookCommands, App[
 
     def action_focus_pane(self, pane: str) -> None:
         """Focus a pane, showing its side tab first when it has one."""
+        if self.screen is not self.screen_stack[0]:
+            return  # a dialog is open: its keys, not the panes behind it
         if pane in TABS:
             side = self.query_one("#side", TabbedContent)
             side.display = True

@@ -1,0 +1,68 @@
+"""Telling the person a request arrived: the terminal bell and a desktop notification.
+
+A request that nobody sees waits until it times out and is denied, so when one arrives
+while the person looks elsewhere the app can ring the bell and send a desktop-notification
+escape. Two sequences go out, since terminals understand one or the other: OSC 9
+(iTerm2, WezTerm, kitty, Windows Terminal, foot) and OSC 777 (urxvt, VTE terminals such
+as GNOME Terminal, Ghostty). A terminal that knows neither ignores them.
+
+The text comes from a bot (a tool's arguments, a task), so it is cleaned first: control
+characters could end the escape early and write anything to the terminal.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from textual.app import App
+
+SUMMARY_LIMIT = 200
+"""Longest text put in a desktop notification, in characters."""
+
+_SPACES = re.compile(r"\s+")
+
+
+def clean_summary(text: str, limit: int = SUMMARY_LIMIT) -> str:
+    """``text`` on one line with no control or format characters, at most ``limit`` long."""
+    kept = []
+    for char in text:
+        category = unicodedata.category(char)
+        if char.isspace():
+            kept.append(" ")
+        elif category not in ("Cc", "Cf", "Cs", "Co", "Cn"):
+            kept.append(char)
+    line = _SPACES.sub(" ", "".join(kept)).strip()
+    if len(line) > limit:
+        line = line[: max(limit - 1, 0)].rstrip() + "…"
+    return line
+
+
+def notification_escapes(summary: str) -> str:
+    """The OSC 9 and OSC 777 sequences announcing ``summary`` (cleaned here)."""
+    text = clean_summary(f"tuibot: {summary}")
+    body = clean_summary(summary)
+    return f"\x1b]9;{text}\x07\x1b]777;notify;tuibot;{body}\x07"
+
+
+def write_to_terminal(app: App[Any], data: str) -> bool:
+    """Write raw ``data`` to the app's terminal, as :meth:`App.bell` writes its BEL.
+
+    Textual has no public way to reach the driver; this mirrors what ``bell`` does. A
+    headless driver (tests) writes nothing. False when the app has no driver (not running).
+    """
+    driver = app._driver  # what App.bell() uses; there is no public accessor
+    if driver is None:
+        return False
+    driver.write(data)
+    return True
+
+
+def alert(app: App[Any], summary: str, *, bell: bool, desktop: bool) -> None:
+    """Ring the bell and/or send the desktop-notification escapes for ``summary``."""
+    if bell:
+        app.bell()
+    if desktop:
+        write_to_terminal(app, notification_escapes(summary))

@@ -1,0 +1,190 @@
+"""How an approval request reads: exactly what would happen, in words and plain values.
+
+Kept apart from the pane so the wording can be tested (and reused) without a screen.
+What is approved must read as what runs: strings are shown verbatim with control and
+direction characters spelled out, long values are cut with the cut counted, and usage is
+put next to the limit it is measured against.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+from textual.content import Content
+
+if TYPE_CHECKING:
+    from tuibot.approvals import ApprovalRequest
+
+VALUE_LIMIT = 8000
+"""Characters of one argument shown; the rest is counted, never silently dropped."""
+KIND_TITLES = {
+    "tool": "Run a tool",
+    "delegations.authorize": "First work for another bot",
+    "delegations.continue": "Delegated work paused",
+}
+_FORMAT_CHARS = {0x200E, 0x200F, 0x061C} | set(range(0x202A, 0x202F)) | set(range(0x2066, 0x206A))
+"""Direction marks and overrides: they could make shown text read unlike what runs."""
+
+
+def visible(text: str) -> str:
+    """``text`` with control and direction characters spelled out (``\\x1b``, ``\\u202e``).
+
+    What is approved must read as what runs: a carriage return or an escape sequence
+    could otherwise hide part of a command.
+    """
+    out = []
+    for char in text:
+        code = ord(char)
+        if char in "\n\t":
+            out.append(char)
+        elif code < 0x20 or 0x7F <= code <= 0x9F:
+            out.append(f"\\x{code:02x}")
+        elif code in _FORMAT_CHARS:
+            out.append(f"\\u{code:04x}")
+        else:
+            out.append(char)
+    return "".join(out)
+
+
+def _shown(value: Any) -> str:
+    """A value as the person should read it: strings verbatim, the rest as JSON."""
+    text = (
+        value
+        if isinstance(value, str)
+        else json.dumps(value, ensure_ascii=False, indent=2, default=str)
+    )
+    text = visible(text)
+    if len(text) > VALUE_LIMIT:
+        text = f"{text[:VALUE_LIMIT]}\n… {len(text) - VALUE_LIMIT:,} more characters not shown"
+    return text
+
+
+def _field(label: str, value: Any) -> Content:
+    """``label: value``, a multi-line value indented under its label."""
+    text = _shown(value)
+    if "\n" in text:
+        text = "\n" + "\n".join(f"  {line}" for line in text.splitlines())
+    return Content.assemble((f"{visible(label)}: ", "bold"), text)
+
+
+def _seconds(ms: int) -> str:
+    seconds = ms / 1000
+    if seconds < 120:
+        return f"{seconds:.1f} s" if seconds < 10 else f"{seconds:.0f} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+def _usd(micros: int) -> str:
+    return f"${micros / 1_000_000:.4f}"
+
+
+def usage_line(usage: dict[str, Any], limits: dict[str, Any]) -> str:
+    """``time 12 s / 60 s · steps 10 / 10 · cost $0.0012 / $0.5000``."""
+    parts = []
+    for name, used_key, limit_key, unit in (
+        ("time", "timeMs", "timeMs", _seconds),
+        ("steps", "steps", "steps", str),
+        ("cost", "costMicros", "budgetMicros", _usd),
+    ):
+        used, limit = usage.get(used_key), limits.get(limit_key)
+        if used is None and limit is None:
+            continue
+        shown = unit(used) if isinstance(used, int) else "?"
+        parts.append(f"{name} {shown} / {unit(limit) if isinstance(limit, int) else '∞'}")
+    return " · ".join(parts) or "none"
+
+
+def limits_line(limits: dict[str, Any]) -> str:
+    """``time 60 s · steps 10 · budget $0.5000`` (only the limits set)."""
+    parts = []
+    if isinstance(limits.get("timeMs"), int):
+        parts.append(f"time {_seconds(limits['timeMs'])}")
+    if isinstance(limits.get("steps"), int):
+        parts.append(f"steps {limits['steps']}")
+    if isinstance(limits.get("budgetMicros"), int):
+        parts.append(f"budget {_usd(limits['budgetMicros'])}")
+    return " · ".join(parts) or "none"
+
+
+def _prompt_text(prompt: str, arguments: Any) -> str:
+    """The tool's question without the lines that only repeat an argument shown below."""
+    values = arguments.values() if isinstance(arguments, dict) else ()
+    repeated = {line.strip() for v in values if isinstance(v, str) for line in v.splitlines()}
+    kept = [line for line in prompt.strip().splitlines() if line.strip() not in repeated]
+    return "\n".join(kept).strip()
+
+
+def _tool_lines(details: dict[str, Any]) -> list[Content]:
+    bot = details.get("bot") or "A bot"
+    tool = visible(str(details.get("tool", "?")))
+    lines = [Content.assemble((visible(str(bot)), "bold"), " wants to run ", (tool, "bold"))]
+    if details.get("task_chat"):
+        lines.append(Content(f"in its task chat {details['task_chat']}"))
+    arguments = details.get("arguments")
+    prompt = _prompt_text(str(details.get("prompt") or ""), arguments)
+    if prompt:
+        lines.append(Content(visible(prompt)))
+    if isinstance(arguments, dict) and arguments:
+        lines.append(Content.styled("Arguments", "bold underline"))
+        lines.extend(_field(str(key), value) for key, value in arguments.items())
+    elif arguments is not None:
+        lines.append(_field("Arguments", arguments))
+    else:
+        lines.append(Content.styled("(no arguments)", "dim"))
+    return lines
+
+
+def _authorize_lines(details: dict[str, Any]) -> list[Content]:
+    giver, bot = visible(str(details.get("giver", "?"))), visible(str(details.get("bot", "?")))
+    return [
+        Content.assemble((giver, "bold"), " → ", (bot, "bold"), " (first work for this bot)"),
+        _field("Task", details.get("task", "")),
+        _field("Reason", details.get("reason") or "(none given)"),
+        _field("Limits", limits_line(details.get("limits") or {})),
+        Content.styled(f"delegation {details.get('delegation', '?')}", "dim"),
+    ]
+
+
+def _continue_lines(details: dict[str, Any]) -> list[Content]:
+    bot, limit = visible(str(details.get("bot", "?"))), str(details.get("limit", "?"))
+    what = {
+        "loop": "keeps repeating the same tool call (loop guard)",
+        "restart": "was running when tuibot stopped; continue it?",
+    }.get(limit, f"reached its {limit} limit")
+    usage = details.get("used") or details.get("usage") or {}
+    return [
+        Content.assemble((bot, "bold"), f"'s work {what}"),
+        _field("Used", usage_line(usage, details.get("limits") or {})),
+        _field("Task", details.get("task", "")),
+        Content("Allow restarts its limits from now; deny stops it and the work below it."),
+        Content.styled(f"delegation {details.get('delegation', '?')}", "dim"),
+    ]
+
+
+def describe(request: ApprovalRequest) -> Content:
+    """Everything the person needs to decide ``request``, as display text."""
+    details = request.details
+    if request.kind == "tool":
+        lines = _tool_lines(details)
+    elif request.kind == "delegations.authorize":
+        lines = _authorize_lines(details)
+    elif request.kind == "delegations.continue":
+        lines = _continue_lines(details)
+    else:
+        lines = [Content(visible(request.summary)), _field("Details", details)]
+    return Content("\n").join(lines)
+
+
+def time_left(deadline: float, now: float) -> str:
+    """``4:05 left``, ``45 s left``, ``timing out``."""
+    left = int(deadline - now + 0.999)
+    if left <= 0:
+        return "timing out"
+    if left < 60:
+        return f"{left} s left"
+    if left < 3600:
+        return f"{left // 60}:{left % 60:02d} left"
+    return f"{left // 3600} h {left % 3600 // 60:02d} min left"
