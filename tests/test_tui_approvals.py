@@ -16,7 +16,6 @@ from typing import Any
 import pytest
 from engine_helpers import Recorder
 from scripted_server import Reply, ScriptedServer, text, tool_calls
-from textual.message import Message
 from textual.pilot import Pilot
 from textual.widgets import TabbedContent
 from tui_helpers import SIZE, make_app, ready, until
@@ -25,6 +24,7 @@ from tuibot.approvals import ApprovalRequest, Decision
 from tuibot.events import ApprovalRequested, ToolFinished
 from tuibot.tui import clock, decisions
 from tuibot.tui.app import TuibotApp
+from tuibot.tui.messages import ShowRequest
 from tuibot.tui.notify import clean_summary, notification_escapes
 from tuibot.tui.widgets import approvals
 from tuibot.tui.widgets.approval_text import describe, time_left, visible
@@ -294,14 +294,6 @@ async def test_enter_opens_the_chat_that_asks(server: ScriptedServer) -> None:
         await pilot.press("ctrl+g", "enter")
         await until(pilot, lambda: app.current_chat == asking)
         await finish(pilot, app)
-
-
-class ShowRequest(Message):
-    """Stands in for tuibot.tui.messages.ShowRequest (matched by handler name)."""
-
-    def __init__(self, request_id: str) -> None:
-        super().__init__()
-        self.request_id = request_id
 
 
 async def test_show_request_focuses_the_queue_on_that_request(

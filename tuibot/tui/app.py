@@ -15,6 +15,7 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.css.query import NoMatches
+from textual.widget import Widget
 from textual.widgets import Footer, TabbedContent, TabPane
 
 from tuibot.events import ApprovalDecided, ApprovalRequested
@@ -318,11 +319,17 @@ class TuibotApp(ChatCommands, WorkCommands, DecisionCommands, LookCommands, App[
         side.display = not side.display
 
     def action_maximize_pane(self) -> None:
-        """Zoom the focused pane to the whole screen, or back."""
+        """Zoom the focused pane (not just the widget inside it) to the screen, or back."""
         if self.screen.maximized is not None:
             self.screen.minimize()
-        elif self.focused is not None:
-            self.screen.maximize(self.focused)
+            return
+        focused = self.focused
+        if focused is None:
+            return
+        panes = set(PANES.values())
+        chain = [focused, *(n for n in focused.ancestors if isinstance(n, Widget))]
+        pane = next((node for node in chain if f"#{node.id}" in panes), focused)
+        self.screen.maximize(pane, container=False)
 
     def action_toggle_reasoning(self) -> None:
         self.show_reasoning = not self.show_reasoning

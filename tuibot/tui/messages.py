@@ -51,3 +51,11 @@ class OpenChat(Message):
     def __init__(self, chat: str) -> None:
         super().__init__()
         self.chat = chat
+
+
+class ShowRequest(Message):
+    """Select this pending request in the approvals queue (from the delegation tree)."""
+
+    def __init__(self, request_id: str) -> None:
+        super().__init__()
+        self.request_id = request_id
