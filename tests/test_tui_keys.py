@@ -5,28 +5,12 @@ from __future__ import annotations
 import pytest
 from scripted_server import ScriptedServer
 from textual.containers import VerticalScroll
-from textual.message import Message
-from textual.notifications import Notify
 from textual.system_commands import SystemCommandsProvider
 from textual.widgets import Static
-from tui_helpers import SIZE, make_app, ready, until
+from tui_helpers import SIZE, Notes, make_app, ready, until
 
 from tuibot.tui.keymap import check_keymap, is_key_name
 from tuibot.tui.screens.help import HelpScreen
-
-
-class Notes:
-    """A message hook keeping every notification the app raised (toasts expire)."""
-
-    def __init__(self) -> None:
-        self.texts: list[tuple[str, str]] = []
-
-    def __call__(self, message: Message) -> None:
-        if isinstance(message, Notify):
-            self.texts.append((message.notification.severity, message.notification.message))
-
-    def about(self, fragment: str) -> list[tuple[str, str]]:
-        return [(sev, text) for sev, text in self.texts if fragment in text]
 
 
 @pytest.mark.parametrize(

@@ -7,9 +7,7 @@ from pathlib import Path
 
 from scripted_server import ScriptedServer
 from textual.color import Color
-from textual.message import Message
-from textual.notifications import Notify
-from tui_helpers import SIZE, make_app, ready, until
+from tui_helpers import SIZE, Notes, make_app, ready, until
 
 from tuibot.paths import bundled_dir, config_home
 from tuibot.tui.themes import css_problem, load_theme_file
@@ -19,20 +17,6 @@ COMMENTED = """\
 [tui]
 bell = true  # ring when something needs me
 """
-
-
-class Notes:
-    """A message hook keeping every notification the app raised (toasts expire)."""
-
-    def __init__(self) -> None:
-        self.texts: list[tuple[str, str]] = []
-
-    def __call__(self, message: Message) -> None:
-        if isinstance(message, Notify):
-            self.texts.append((message.notification.severity, message.notification.message))
-
-    def about(self, fragment: str) -> list[tuple[str, str]]:
-        return [(sev, text) for sev, text in self.texts if fragment in text]
 
 
 def user_theme(file: str, body: str) -> Path:

@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from scripted_server import ScriptedServer
+from textual.message import Message
+from textual.notifications import Notify
 from textual.pilot import Pilot
 
 from tuibot.paths import DataPaths
@@ -63,3 +65,17 @@ async def ready(pilot: Pilot[Any]) -> TuibotApp:
     await until(pilot, lambda: app.engine is not None)
     await pilot.pause()
     return app
+
+
+class Notes:
+    """A message hook keeping every notification the app raised (toasts expire)."""
+
+    def __init__(self) -> None:
+        self.texts: list[tuple[str, str]] = []
+
+    def __call__(self, message: Message) -> None:
+        if isinstance(message, Notify):
+            self.texts.append((message.notification.severity, message.notification.message))
+
+    def about(self, fragment: str) -> list[tuple[str, str]]:
+        return [(sev, text) for sev, text in self.texts if fragment in text]
