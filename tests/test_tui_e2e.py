@@ -56,7 +56,7 @@ def wait_for_screen(tmux: Callable[..., str], wanted: str, timeout: float = 30) 
 def test_type_a_message_and_read_the_answer_off_the_screen(
     server: ScriptedServer, hermetic: Path, tmux: Callable[..., str]
 ) -> None:
-    server.enqueue(text("The answer is forty-two, streamed to a real terminal."))
+    server.enqueue(text("The answer is forty-two."))
     env = {
         "TUIBOT_HOME": str(hermetic / "home"),
         "TUIBOT_DATA": str(hermetic / "data"),
@@ -75,11 +75,14 @@ def test_type_a_message_and_read_the_answer_off_the_screen(
         ]
     )
     tmux("new-session", "-d", "-s", "app", "-x", "160", "-y", "48", command)
+    # Without a client some tmux builds keep 80x24; fix the size explicitly.
+    tmux("set-option", "-t", "app", "window-size", "manual")
+    tmux("resize-window", "-t", "app", "-x", "160", "-y", "48")
     wait_for_screen(tmux, "Approvals")  # the first frame
     wait_for_screen(tmux, "127.0.0.1")  # the engine is up and the server answered
     tmux("send-keys", "-t", "app", "-l", "What is the answer?")
     tmux("send-keys", "-t", "app", "Enter")
-    screen = wait_for_screen(tmux, "forty-two, streamed to a real terminal")
+    screen = wait_for_screen(tmux, "The answer is forty-two.")
     assert "What is the answer?" in screen
     chats = list((hermetic / "data" / "chats").glob("*.jsonl"))
     assert len(chats) == 1, "the conversation is on disk"

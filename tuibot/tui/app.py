@@ -60,6 +60,11 @@ class TuibotApp(ChatCommands, WorkCommands, DecisionCommands, LookCommands, App[
     """tuibot's Textual app over one engine."""
 
     CSS_PATH = "app.tcss"
+    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]] | None] = [
+        (0, "-narrow"),
+        (120, "-wide"),
+    ]
+    """Below 120 columns the side pane starts hidden (ctrl+b or its F-keys show it)."""
     TITLE = "tuibot"
 
     BINDINGS: ClassVar[list[BindingType]] = [

@@ -1,0 +1,244 @@
+"""How fast the conversation view takes a streamed answer, against plain Textual Markdown.
+
+All in one process, headless (``App.run_test``), on the same 20,000-token Markdown answer
+(paragraphs, lists, tables, code fences, one of 160 lines; see ``markdown_corpus.py``):
+
+    .venv/bin/python tests/bench/bench_stream.py [--tokens 20000] [--runs 1] [--rate 200]
+
+- (a) ``MarkdownStream`` into one ``Markdown`` in an anchored ``VerticalScroll``, each
+  token written as it comes (``await stream.write``), the way Textual documents it.
+- (b) ``Markdown.update`` with the whole text per token, for the first ``--update-cap``
+  tokens only (it is very slow); its rate is measured on those.
+- (c) tuibot's ``Conversation``: tokens published as engine ``TextDelta`` events, turned
+  into per-frame ``StreamBatch`` messages by the real ``EngineBridge``, then
+  ``apply_stream``; the turn's ``TurnFinished`` comes through the bridge as well.
+- (d) (c) paced at ``--rate`` tokens/s: time from the last token until everything is on
+  screen (and until the answer is checked and final), and the longest stall of a 10 ms
+  ticker during the stream.
+
+Goals (issue #5): (c) at least 5x (a); in (d) done within 250 ms of the last token and no
+stall over 100 ms. The exit code is 1 when a goal is missed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from markdown_corpus import answer_tokens  # noqa: E402
+from textual.app import App, ComposeResult  # noqa: E402
+from textual.containers import VerticalScroll  # noqa: E402
+from textual.widgets import Markdown  # noqa: E402
+
+from tuibot.events import EventStream, TextDelta, TurnFinished, TurnStarted  # noqa: E402
+from tuibot.tui.bridge import EngineBridge  # noqa: E402
+from tuibot.tui.messages import EngineEvent, StreamBatch  # noqa: E402
+from tuibot.tui.widgets.answer import AnswerView  # noqa: E402
+from tuibot.tui.widgets.conversation import Conversation  # noqa: E402
+
+CHAT, TURN = "c_bench", "t_bench"
+
+
+class PlainApp(App[None]):
+    """One Markdown in an anchored scroll view: the baseline."""
+
+    CSS = "VerticalScroll { scrollbar-gutter: stable; }"
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll():
+            yield Markdown()
+
+
+class ConversationApp(App[None]):
+    """The conversation pane alone, fed as the real app feeds it."""
+
+    def compose(self) -> ComposeResult:
+        yield Conversation()
+
+    def on_stream_batch(self, message: StreamBatch) -> None:
+        self.query_one(Conversation).apply_stream(message)
+
+    def on_engine_event(self, message: EngineEvent) -> None:
+        self.query_one(Conversation).apply(message.event)
+
+
+@dataclass
+class Paced:
+    """What one paced run measured, in seconds."""
+
+    produce: float = 0.0
+    total: float = 0.0
+    shown_lag: float = 0.0
+    done_lag: float = 0.0
+    gaps: list[float] = field(default_factory=list)
+
+
+async def until(condition: Callable[[], bool], timeout: float = 600) -> None:
+    start = time.perf_counter()
+    while not condition():
+        if time.perf_counter() - start > timeout:
+            raise TimeoutError("the view never showed the whole answer")
+        await asyncio.sleep(0.002)
+
+
+async def markdown_stream(tokens: list[str], size: tuple[int, int]) -> float:
+    """(a): seconds for MarkdownStream to take and show every token."""
+    app = PlainApp()
+    async with app.run_test(size=size) as pilot:
+        app.query_one(VerticalScroll).anchor()
+        markdown = app.query_one(Markdown)
+        start = time.perf_counter()
+        stream = Markdown.get_stream(markdown)
+        for token in tokens:
+            await stream.write(token)
+        await stream.stop()
+        await pilot.pause()
+        elapsed = time.perf_counter() - start
+        assert markdown.source == "".join(tokens)
+    return elapsed
+
+
+async def update_per_token(tokens: list[str], size: tuple[int, int]) -> float:
+    """(b): seconds for ``Markdown.update`` of the whole text after each token."""
+    app = PlainApp()
+    async with app.run_test(size=size) as pilot:
+        markdown = app.query_one(Markdown)
+        start = time.perf_counter()
+        text = ""
+        for token in tokens:
+            text += token
+            await markdown.update(text)
+        await pilot.pause()
+        return time.perf_counter() - start
+
+
+async def conversation(tokens: list[str], size: tuple[int, int], rate: float = 0) -> Paced:
+    """(c) and (d): tokens through the bridge into the conversation view."""
+    text = "".join(tokens)
+    app = ConversationApp()
+    result = Paced()
+    async with app.run_test(size=size) as pilot:
+        events = EventStream()
+        bridge = EngineBridge(events, app.post_message)
+        events.publish(TurnStarted(CHAT, TURN, "Assistant", "model", input="Explain it all."))
+        await pilot.pause()
+        last_tick = [time.perf_counter()]
+
+        def tick() -> None:
+            now = time.perf_counter()
+            result.gaps.append(now - last_tick[0])
+            last_tick[0] = now
+
+        timer = app.set_interval(0.01, tick)
+        start = time.perf_counter()
+        for index, token in enumerate(tokens):
+            events.publish(TextDelta(CHAT, TURN, token))
+            wait = start + (index + 1) / rate - time.perf_counter() if rate else 0
+            await asyncio.sleep(max(0.0, wait))
+        last = time.perf_counter()
+        events.publish(TurnFinished(CHAT, TURN, "completed", text))
+        await until(lambda: bool(app.query(AnswerView)))
+        answer = app.query_one(AnswerView)
+        await until(lambda: not answer.live and answer.source == text)
+        shown = time.perf_counter()
+        await until(lambda: answer.finished)
+        done = time.perf_counter()
+        timer.stop()
+        bridge.close()
+        assert answer.source == text, "the view must hold exactly the streamed text"
+    result.produce = last - start
+    result.shown_lag, result.done_lag = shown - last, done - last
+    result.total = done - start
+    return result
+
+
+def rate(tokens: int, seconds: float) -> str:
+    return f"{tokens / seconds:,.0f}" if seconds else "-"
+
+
+def run(args: argparse.Namespace) -> bool:
+    size = tuple(int(part) for part in args.size.split("x"))
+    assert len(size) == 2
+    tokens = answer_tokens(args.tokens)
+    stream_tokens = tokens[: args.stream_cap] if args.stream_cap else tokens
+    a_times, c_times, paced = [], [], []
+    b_time = asyncio.run(update_per_token(tokens[: args.update_cap], size))  # type: ignore[arg-type]
+    for run_number in range(args.runs):
+        print(f"run {run_number + 1}/{args.runs} …", file=sys.stderr)
+        a_times.append(asyncio.run(markdown_stream(stream_tokens, size)))  # type: ignore[arg-type]
+        fast = asyncio.run(conversation(tokens, size))  # type: ignore[arg-type]
+        c_times.append(fast.total)
+        if args.rate:
+            paced.append(asyncio.run(conversation(tokens, size, args.rate)))  # type: ignore[arg-type]
+    return report(args, len(stream_tokens), a_times, b_time, c_times, paced)
+
+
+def report(
+    args: argparse.Namespace,
+    a_tokens: int,
+    a_times: list[float],
+    b_time: float,
+    c_times: list[float],
+    paced: list[Paced],
+) -> bool:
+    a_rate = a_tokens / statistics.median(a_times)
+    c_rate = args.tokens / statistics.median(c_times)
+    print(f"\n{args.tokens:,}-token Markdown answer, terminal {args.size}, median of {args.runs}")
+    print(f"{'variant':<44} {'tokens':>7} {'seconds':>8} {'tok/s':>8} {'vs (a)':>7}")
+    rows: list[tuple[str, int, float, float]] = [
+        ("(a) MarkdownStream into one Markdown", a_tokens, statistics.median(a_times), a_rate),
+        ("(b) Markdown.update per token", args.update_cap, b_time, args.update_cap / b_time),
+        (
+            "(c) Conversation.apply_stream via bridge",
+            args.tokens,
+            statistics.median(c_times),
+            c_rate,
+        ),
+    ]
+    for name, count, seconds, per_second in rows:
+        ratio = per_second / a_rate
+        print(f"{name:<44} {count:>7,} {seconds:>8.2f} {per_second:>8,.0f} {ratio:>6.1f}x")
+    ok = c_rate >= 5 * a_rate
+    print(f"goal (c) >= 5x (a): {'PASS' if ok else 'FAIL'}")
+    for index, run_ in enumerate(paced, 1):
+        gaps = sorted(run_.gaps)
+        stall = gaps[-1] if gaps else 0.0
+        p99 = gaps[int(len(gaps) * 0.99)] if gaps else 0.0
+        print(
+            f"(d) paced {args.rate:.0f} tok/s, run {index}: streamed in {run_.produce:.1f}s; "
+            f"on screen {run_.shown_lag * 1000:.0f} ms after the last token, checked and final "
+            f"{run_.done_lag * 1000:.0f} ms; longest stall {stall * 1000:.0f} ms "
+            f"(p99 {p99 * 1000:.0f} ms, {len(gaps):,} ticks)"
+        )
+        good = run_.shown_lag <= 0.25 and stall <= 0.1
+        print(f"goal (d) <= 250 ms lag, no stall > 100 ms: {'PASS' if good else 'FAIL'}")
+        ok = ok and good
+    return ok
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tokens", type=int, default=20_000)
+    parser.add_argument("--runs", type=int, default=1)
+    parser.add_argument("--rate", type=float, default=200, help="paced run; 0 skips it")
+    parser.add_argument("--update-cap", type=int, default=1000, help="tokens for (b)")
+    parser.add_argument(
+        "--stream-cap", type=int, default=0, help="tokens for (a) (0: all; it takes ~2 min)"
+    )
+    parser.add_argument("--size", default="100x40", help="terminal size, WxH")
+    args = parser.parse_args(argv)
+    return 0 if run(args) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

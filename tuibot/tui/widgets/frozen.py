@@ -1,0 +1,105 @@
+"""Drawn Markdown kept as lines in one widget, so long answers and chats stay light.
+
+A Markdown list, table or code fence is a tree of widgets (a five-item list is about
+twenty, a table one per cell). Every mounted widget costs layout time on each frame and
+garbage-collector time, so an answer made of hundreds of them makes streaming stutter
+and full collections stall the screen. Finished Markdown never changes, so once it is
+drawn its lines are rendered once more off screen, exactly as the screen shows them,
+and a single :class:`FrozenChunk` holding those lines takes its place. The text stays
+selectable; the look is Textual's own. The answer view draws it again from
+``source`` when the width or the theme changes.
+
+Rendering a widget tree off screen uses Textual's compositor, which is not public API
+(Textual is pinned); ``tests/test_tui_conversation.py`` checks the copy cell by cell.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from textual.geometry import Region, Size
+from textual.selection import Selection
+from textual.strip import Strip
+from textual.widget import Widget
+from textual.widgets import Markdown
+
+log = logging.getLogger("tuibot.tui")
+
+
+def render_off_screen(widget: Widget) -> list[Strip] | None:
+    """The lines ``widget`` and its children draw at their current size, or None."""
+    drawn = render_with_regions(widget)
+    return drawn[0] if drawn else None
+
+
+def render_with_regions(widget: Widget) -> tuple[list[Strip], dict[Widget, Region]] | None:
+    """The lines ``widget`` draws and where each descendant sits in them, or None."""
+    from textual._compositor import Compositor
+
+    size = widget.outer_size  # padding and border included
+    if not size.width or not size.height:
+        return None
+    try:
+        compositor = Compositor()
+        compositor.reflow(widget, Size(size.width, size.height))
+        regions = {child: geometry.region for child, geometry in compositor.full_map.items()}
+        return compositor.render_strips(), regions
+    except Exception:  # an upgrade changed the compositor: just do not freeze
+        log.exception("could not render %r off screen", widget)
+        return None
+
+
+class FrozenChunk(Widget):
+    """Drawn lines of finished Markdown (an answer, or its settled part), as one widget.
+
+    It paints the lines as they were drawn (nothing is rendered again) and gives their
+    text to a selection, so copying still works. ``source`` is the Markdown they came
+    from, to draw it again when the width or the theme changes.
+    """
+
+    DEFAULT_CSS = """
+    FrozenChunk { width: 1fr; height: auto; }
+    """
+
+    def __init__(self, strips: list[Strip], source: str) -> None:
+        super().__init__()
+        self._lines = list(strips)
+        self.source = source
+        """The Markdown the lines were drawn from."""
+        self.drawn_width = strips[0].cell_length if strips else 0
+        """The width the lines were drawn for."""
+        self.styles.height = len(strips)
+
+    @property
+    def text(self) -> str:
+        """The plain text of the lines."""
+        return "\n".join(strip.text.rstrip() for strip in self._lines)
+
+    @property
+    def stale(self) -> bool:
+        """Drawn for another width than it has now."""
+        return bool(self._lines) and bool(self.size.width) and self.size.width != self.drawn_width
+
+    def add(self, strips: list[Strip], source: str) -> None:
+        """Put more drawn lines (of the Markdown ``source``) at the end."""
+        if not self._lines and strips:
+            self.drawn_width = strips[0].cell_length
+        self._lines.extend(strips)
+        self.source += source
+        self.styles.height = len(self._lines)
+
+    def render_line(self, y: int) -> Strip:
+        if 0 <= y < len(self._lines):
+            return self._lines[y].crop_extend(0, self.size.width, None)
+        return Strip.blank(self.size.width)
+
+    def get_selection(self, selection: Selection) -> tuple[str, str] | None:
+        return selection.extract(self.text), "\n"
+
+
+def freeze_whole(markdown: Markdown) -> FrozenChunk | None:
+    """A frozen copy of a laid-out Markdown document, or None if it cannot be drawn yet."""
+    if not markdown.children or any(not child.size.width for child in markdown.children):
+        return None
+    strips = render_off_screen(markdown)
+    return FrozenChunk(strips, markdown.source) if strips else None

@@ -1,0 +1,167 @@
+"""The unfinished end of a streamed answer, updated in place rather than rebuilt.
+
+``Markdown.append`` replaces the last block whole whenever it changes, so a list or a
+quote that is still growing is unmounted and mounted again every frame: thirty widgets
+for a short list, a stall on a slow machine. :class:`LiveTail` parses its (small) text
+each frame and updates the mounted blocks where they differ: new text of a paragraph,
+one more list item, one more table row. Only blocks whose kind changed are replaced.
+
+It relies on ``Markdown._parse_markdown`` (Textual 8.2.x); the tests compare the tail
+with a Markdown widget given the same text.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from markdown_it import MarkdownIt
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.widget import Widget
+from textual.widgets import Markdown
+from textual.widgets._markdown import (
+    MarkdownBlock,
+    MarkdownBlockQuote,
+    MarkdownBullet,
+    MarkdownFence,
+    MarkdownHeader,
+    MarkdownList,
+    MarkdownListItem,
+    MarkdownOrderedList,
+    MarkdownParagraph,
+    MarkdownTable,
+)
+
+_PARSER: MarkdownIt | None = None
+
+
+def _parser() -> MarkdownIt:
+    global _PARSER
+    if _PARSER is None:
+        _PARSER = MarkdownIt("gfm-like")  # what Markdown uses without a parser_factory
+    return _PARSER
+
+
+def _same(old: Content, new: Content) -> bool:
+    """Same text and styles (Content's own ``==`` compares the text only)."""
+    return old.plain == new.plain and old.spans == new.spans
+
+
+def _blocks_of(container: Widget) -> list[MarkdownBlock]:
+    return [child for child in container.children if isinstance(child, MarkdownBlock)]
+
+
+class LiveTail(Markdown):
+    """A small Markdown document that is shown again, changed, many times a second."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.text = ""
+        """The Markdown shown."""
+
+    def count_blocks(self, text: str) -> int:
+        """How many top-level blocks ``text`` makes (as this widget would mount them)."""
+        return len(list(self._parse_markdown(_parser().parse(text))))
+
+    @property
+    def blocks(self) -> list[MarkdownBlock]:
+        """The top-level blocks shown."""
+        return _blocks_of(self)
+
+    async def show(self, text: str) -> None:
+        """Show ``text``, touching only the blocks that changed."""
+        async with self.lock:
+            self.text = self._markdown = text
+            parsed = list(self._parse_markdown(_parser().parse(text)))
+            await self._merge(self, parsed)
+
+    async def _merge(self, container: Widget, parsed: list[MarkdownBlock]) -> None:
+        """Make ``container``'s blocks look like ``parsed`` (new, unmounted blocks)."""
+        mounted = _blocks_of(container)
+        for old, new in zip(mounted, parsed, strict=False):
+            await self._merge_block(old, new)
+        if len(parsed) > len(mounted):
+            await container.mount_all(parsed[len(mounted) :])
+        elif len(mounted) > len(parsed):
+            await container.remove_children(mounted[len(parsed) :])
+
+    async def _merge_block(self, old: MarkdownBlock, new: MarkdownBlock) -> None:
+        if type(old) is not type(new):
+            await self._replace(old, new)
+        elif isinstance(old, MarkdownParagraph | MarkdownHeader):
+            if not _same(old._content, new._content):
+                old.set_content(new._content)
+        elif isinstance(old, MarkdownFence):
+            fence = new
+            assert isinstance(fence, MarkdownFence)
+            if old.code != fence.code or old.lexer != fence.lexer:
+                await old._update_from_block(fence)
+        elif isinstance(old, MarkdownTable):
+            await self._merge_table(old, new)
+        elif isinstance(old, MarkdownList):
+            await self._merge_list(old, new)
+        elif isinstance(old, MarkdownBlockQuote):
+            await self._merge(old, new._blocks)
+        else:
+            await self._replace(old, new)
+
+    async def _replace(self, old: Widget, new: Widget) -> None:
+        parent = old.parent
+        assert isinstance(parent, Widget)
+        await parent.mount(new, after=old)
+        await old.remove()
+
+    async def _merge_table(self, old: MarkdownTable, new: MarkdownBlock) -> None:
+        assert isinstance(new, MarkdownTable)
+        headers, rows = new._get_headers_and_rows()
+        plain = [[cell.plain for cell in row] for row in rows]
+        shown = [[cell.plain for cell in row] for row in old._rows]
+        same_head = [h.plain for h in headers] == [h.plain for h in old._headers]
+        if not shown or not same_head or plain[: len(shown) - 1] != shown[:-1]:
+            await self._replace(old, new)
+        elif plain != shown:
+            await old._update_from_block(new)
+
+    async def _merge_list(self, old: MarkdownList, new: MarkdownBlock) -> None:
+        """Update a list item by item; new items are added at its end."""
+        rows = [child for child in old.children if isinstance(child, Horizontal)]
+        items = [block for block in new._blocks if isinstance(block, MarkdownListItem)]
+        symbols = bullet_symbols(new, items)
+        shown = [_bullet_of(row) for row in rows]
+        if shown != symbols[: len(shown)]:
+            await self._replace(old, new)  # numbering changed (the column got wider)
+            return
+        for row, item in zip(rows, items, strict=False):
+            body = row.children[-1] if row.children else None
+            if isinstance(body, Vertical):
+                await self._merge(body, list(item._blocks))
+        if len(items) > len(rows):
+            fresh = [_row(symbols[i], items[i]) for i in range(len(rows), len(items))]
+            await old.mount_all(fresh)
+        elif len(rows) > len(items):
+            await old.remove_children(rows[len(items) :])
+
+
+def bullet_symbols(parsed: MarkdownBlock, items: list[MarkdownListItem]) -> list[str]:
+    """The bullets a list's compose gives its items (ordered lists are numbered)."""
+    if not isinstance(parsed, MarkdownOrderedList):
+        return [item.bullet for item in items]
+    try:
+        start = int(items[0].bullet) if items else 1
+    except ValueError:
+        start = 1
+    numbers = range(start, start + len(items))
+    size = max((len(f"{number}. ") for number in numbers), default=0)
+    return [f"{number}. ".rjust(size + 1) for number in numbers]
+
+
+def _bullet_of(row: Widget) -> str | None:
+    bullet = row.children[0] if row.children else None
+    return bullet.symbol if isinstance(bullet, MarkdownBullet) else None
+
+
+def _row(symbol: str, item: MarkdownListItem) -> Horizontal:
+    """One list row, built as the list's own compose builds it."""
+    bullet = MarkdownBullet()
+    bullet.symbol = symbol
+    return Horizontal(bullet, Vertical(*item._blocks))
