@@ -141,7 +141,8 @@ def _set_in(node: Any, key: str, item: Item) -> None:
         node[key] = item
         return
     try:
-        node.value._insert_after(keys[-1], key, item)
+        insert_after = getattr(node.value, "_insert_after")  # noqa: B009 (absent in some releases)
+        insert_after(keys[-1], key, item)
     except Exception:  # private tomlkit API: fall back to a plain append
         node[key] = item
 

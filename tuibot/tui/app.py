@@ -60,7 +60,7 @@ class TuibotApp(ChatCommands, WorkCommands, DecisionCommands, LookCommands, App[
     """tuibot's Textual app over one engine."""
 
     CSS_PATH = "app.tcss"
-    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]] | None] = [
+    HORIZONTAL_BREAKPOINTS = [  # noqa: RUF012 (Textual declares it as an instance variable)
         (0, "-narrow"),
         (120, "-wide"),
     ]

@@ -194,8 +194,7 @@ class AnswerView(Vertical):
         while True:
             await self._wake.wait()
             pause = last + FRAME_S - time.monotonic()
-            if pause > 0 and not self._ending:
-                await asyncio.sleep(pause)
+            await asyncio.sleep(max(pause, 0))  # always yield: the layout must run
             self._wake.clear()
             last = time.monotonic()
             if self._queue or self._piece or self._tail_shown != self._wanted():
