@@ -81,7 +81,16 @@ def test_settings_constructed_directly_match_loaded_defaults() -> None:
 
 def test_as_dict_is_plain_and_leaves_out_derived_names() -> None:
     data = load().as_dict()
-    assert set(data) == {"agent", "providers", "bots", "delegation", "tasks", "tools", "logging"}
+    assert set(data) == {
+        "agent",
+        "providers",
+        "bots",
+        "delegation",
+        "tasks",
+        "tools",
+        "logging",
+        "tui",
+    }
     assert "name" not in data["providers"]["local"]
     assert data["agent"]["params"] == {}
 
@@ -278,7 +287,7 @@ def test_choices_are_case_insensitive_and_stored_canonically() -> None:
             '[agnet]\nmodel = "x"',
             [
                 'unknown section "agnet"',
-                "agent, providers, bots, delegation, tasks, tools, logging",
+                "agent, providers, bots, delegation, tasks, tools, tui, logging",
             ],
         ),
         (
@@ -302,7 +311,7 @@ def test_unknown_keys_are_errors_listing_the_valid_ones(toml: str, parts: list[s
     [
         ('[agent]\nmodel = "x"\nmax_rounds = \n', 3, 14),
         ('[agent]\nmodel = "x\n', 2, 11),
-        ('[agent]\nmodel = "a"\nmodel = "b"\n', 3, 12),
+        ('[agent]\nmodel = "a"\nmodel = "b"\n', 3, 1),
         ("[agent\n", 1, 7),
     ],
 )

@@ -133,17 +133,20 @@ def set_value(doc: TOMLDocument, parts: tuple[str, ...], value: Any, where: str)
 
 
 def _set_in(node: Any, key: str, item: Item) -> None:
+    """Set ``key``; a new key goes right after the table's last key, not after the
+    comments and blank lines that introduce the next table."""
     if key in node or not isinstance(node, Table):
         node[key] = item
         return
-    keys = [k.key for k, v in node.value.body if k is not None and not isinstance(v, Table | AoT)]
-    if not keys:
+    body = node.value.body
+    last = [i for i, (k, v) in enumerate(body) if k is not None and not isinstance(v, Table | AoT)]
+    if not last or last[-1] == len(body) - 1:
         node[key] = item
         return
     try:
-        insert_after = getattr(node.value, "_insert_after")  # noqa: B009 (absent in some releases)
-        insert_after(keys[-1], key, item)
-    except Exception:  # private tomlkit API: fall back to a plain append
+        insert_at = getattr(node.value, "_insert_at")  # noqa: B009 (private tomlkit API)
+        insert_at(last[-1] + 1, key, item)
+    except Exception:  # the private API changed: a plain append is still correct TOML
         node[key] = item
 
 
