@@ -93,3 +93,15 @@ async def test_quitting_keeps_running_work_for_the_next_start(
         assert recovered is not None and recovered.status == "paused"
         assert recovered.pause is not None and recovered.pause.limit == "restart"
         await until(pilot, lambda: bool(engine.approvals.pending()))
+
+
+async def test_f8_zooms_the_focused_pane_and_back(server: ScriptedServer) -> None:
+    app = make_app(server)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        for key, pane in [("f3", "#main"), ("f2", "#chats"), ("f4", "#tasks"), ("f6", "#tools")]:
+            await pilot.press(key)
+            await pilot.press("f8")
+            assert app.screen.maximized is app.query_one(pane), pane
+            await pilot.press("f8")
+            assert app.screen.maximized is None

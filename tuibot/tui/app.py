@@ -52,8 +52,16 @@ PANES = {
     "approvals": "#approvals",
 }
 """Pane name (as used by ``focus_pane``) → widget selector."""
+ZOOMABLE = ("#main", "#chats", "#tasks", "#delegations", "#tools", "#approvals")
+"""What F8 zooms: the focused widget's nearest pane (the chat is conversation + composer)."""
 TABS = {"tasks": "tab-tasks", "delegations": "tab-delegations", "tools": "tab-tools"}
 TABS["approvals"] = "tab-approvals"
+
+
+class ChatPane(Vertical):
+    """The conversation above the composer; F8 zooms both together."""
+
+    ALLOW_MAXIMIZE = True
 
 
 class TuibotApp(ChatCommands, WorkCommands, DecisionCommands, LookCommands, App[int]):
@@ -130,7 +138,7 @@ class TuibotApp(ChatCommands, WorkCommands, DecisionCommands, LookCommands, App[
         yield StatusBar(id="status")
         with Horizontal(id="body"):
             yield ChatList(id="chats")
-            with Vertical(id="main"):
+            with ChatPane(id="main"):
                 yield Conversation(id="conversation")
                 yield Composer(id="composer")
             with TabbedContent(id="side", initial="tab-tasks"):
@@ -331,9 +339,8 @@ class TuibotApp(ChatCommands, WorkCommands, DecisionCommands, LookCommands, App[
         focused = self.focused
         if focused is None:
             return
-        panes = set(PANES.values())
         chain = [focused, *(n for n in focused.ancestors if isinstance(n, Widget))]
-        pane = next((node for node in chain if f"#{node.id}" in panes), focused)
+        pane = next((node for node in chain if f"#{node.id}" in ZOOMABLE), focused)
         self.screen.maximize(pane, container=False)
 
     def action_toggle_reasoning(self) -> None:
