@@ -421,7 +421,10 @@ async def test_a_new_request_rings_and_notifies_while_you_are_elsewhere(
         assert "\n" not in osc9 and "\x1b" not in osc9 and len(osc9) <= 200
         assert any(note.startswith("Approval needed: ") for note in notes)  # tab not shown
 
+        app.notify("Something else happened.")
         await pilot.press("ctrl+g")  # now watching the queue: no bell, no toast
+        toasts = [toast.message for toast in app._notifications]
+        assert toasts == ["Something else happened."], "the queue's toasts go, others stay"
         bells.clear()
         written.clear()
         notes.clear()

@@ -326,6 +326,8 @@ class TuibotApp(ChatCommands, WorkCommands, DecisionCommands, LookCommands, App[
             side.display = True
             side.active = TABS[pane]
         self.query_one(PANES[pane]).focus()
+        if pane == "approvals":
+            self.dismiss_approval_toasts()
 
     def action_toggle_side(self) -> None:
         side = self.query_one("#side", TabbedContent)

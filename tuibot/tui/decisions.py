@@ -38,6 +38,8 @@ APPROVALS_TAB = "tab-approvals"
 """The side pane's tab that holds the queue."""
 STALE = "That request is no longer waiting (decided elsewhere or timed out); nothing was done."
 GONE = "That request is no longer waiting (decided elsewhere or timed out)."
+TOAST_TITLE = "ctrl+g opens the approvals queue"
+"""Title of the toast for a request that arrived while the queue was out of sight."""
 ALERT_GAP_S = 3.0
 """A burst of requests (ten delegations asking at once) rings once, not ten times."""
 
@@ -73,11 +75,18 @@ class DecisionCommands(_AppBase):
         if not (pane.is_on_screen and self.screen is pane.screen):
             self.notify(
                 f"Approval needed: {clean_summary(event.summary, 160)}",
-                title="ctrl+g opens the approvals queue",
+                title=TOAST_TITLE,
                 severity="warning",
                 timeout=8,
                 markup=False,
             )
+
+    def dismiss_approval_toasts(self) -> None:
+        """The queue is in view: its toasts would only cover it (other toasts stay)."""
+        # Textual 8.2 has no public way to withdraw one toast; the version is pinned.
+        for toast in [n for n in self._notifications if n.title == TOAST_TITLE]:
+            self._unnotify(toast, refresh=False)
+        self._refresh_notifications()
 
     def on_approvals_pane_decided(self, message: ApprovalsPane.Decided) -> None:
         """Pass the person's decision to the engine; a stale request is said to be one."""
