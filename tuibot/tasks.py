@@ -231,12 +231,13 @@ class TaskBoard:
         *,
         retention_s: float = RETENTION_S,
         on_change: OnChange | None = None,
-        clock: Callable[[], float] = time.time,
+        clock: Callable[[], float] | None = None,
     ) -> None:
         self.path = path
         self.retention_s = retention_s
         self.on_change = on_change
-        self._clock = clock
+        self._clock = clock or time.time
+        """Wall time; ``time.time`` as it is when the board is made (tests freeze it)."""
         self._tasks: dict[str, Task] = {}
         """The latest version of each id, in order of first appearance (creation)."""
         self._by_turn: dict[str, str] = {}

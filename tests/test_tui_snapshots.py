@@ -1,0 +1,127 @@
+"""What the app looks like: SVG snapshots of the layout, each pane, dialogs, first run.
+
+Each scene is deterministic (see ``tui_scenes``): the clock is frozen, ids are
+counters, durations are fixed. Regenerate with ``pytest tests/test_tui_snapshots.py
+--snapshot-update`` only after looking at the new pictures (``snapshot_report.html``),
+and commit the new SVGs on their own.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from scripted_server import ScriptedServer
+from textual.pilot import Pilot
+from tui_helpers import SIZE, make_app, ready, until
+from tui_scenes import ask_approvals, freeze, settle, thaw, turn, work_scene
+
+from tuibot.tui.app import TuibotApp
+from tuibot.tui.widgets.chat_list import ChatList
+
+SERVER_SHOWN_AS = "local http://127.0.0.1:8000/v1"
+"""The scripted server's port is random; the status bar shows this fixed address."""
+
+
+@pytest.fixture(autouse=True)
+def frozen(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    freeze(monkeypatch)
+    yield
+    monkeypatch.undo()
+    thaw()
+    time.tzset()
+
+
+async def start(pilot: Pilot[Any], *, healthy: bool = True) -> TuibotApp:
+    """Wait for the engine and the health check; steady the parts that would vary."""
+    app = await ready(pilot)
+    app.composer.cursor_blink = False
+    if healthy:
+        await until(pilot, lambda: app.status.health == "ok")
+        app.status.health_detail = SERVER_SHOWN_AS
+    await settle(pilot)
+    return app
+
+
+def engine_of(app: TuibotApp) -> Any:
+    assert app.engine is not None
+    return app.engine
+
+
+def test_main_layout_with_a_streamed_answer(server: ScriptedServer, snap_compare: Any) -> None:
+    async def scene(pilot: Pilot[Any]) -> None:
+        app = await start(pilot)
+        engine = engine_of(app)
+        chat = engine.new_chat(title="What is in docs?").id
+        app.open_chat(chat)
+        turn(engine, chat, "t_1", "What is in docs/?")
+        await settle(pilot)
+
+    assert snap_compare(make_app(server), terminal_size=SIZE, run_before=scene)
+
+
+def test_reasoning_and_tool_output_expanded(server: ScriptedServer, snap_compare: Any) -> None:
+    async def scene(pilot: Pilot[Any]) -> None:
+        app = await start(pilot)
+        engine = engine_of(app)
+        chat = engine.new_chat(title="What is in docs?").id
+        app.open_chat(chat)
+        turn(engine, chat, "t_1", "What is in docs/?")
+        await settle(pilot)
+        await pilot.press("ctrl+r", "ctrl+o")
+        await settle(pilot)
+
+    assert snap_compare(make_app(server), terminal_size=SIZE, run_before=scene)
+
+
+def test_first_run_with_no_model_server(snap_compare: Any) -> None:
+    async def scene(pilot: Pilot[Any]) -> None:
+        app = await start(pilot, healthy=False)
+        await until(pilot, lambda: app.status.health == "down", timeout=15)
+        await settle(pilot)
+
+    app = make_app("http://127.0.0.1:9/v1")
+    assert snap_compare(app, terminal_size=SIZE, run_before=scene)
+
+
+def test_approvals_queue_with_several_requests(server: ScriptedServer, snap_compare: Any) -> None:
+    asking: list[Any] = []  # the waiting asks, kept referenced while the snapshot is taken
+
+    async def scene(pilot: Pilot[Any]) -> None:
+        app = await start(pilot)
+        engine = engine_of(app)
+        chat = engine.new_chat(title="Release checklist").id
+        app.open_chat(chat)
+        asking.extend(ask_approvals(engine, chat))
+        await until(pilot, lambda: len(engine.approvals.pending()) == 3)
+        await pilot.press("ctrl+g")
+        await settle(pilot)
+
+    assert snap_compare(make_app(server), terminal_size=SIZE, run_before=scene)
+
+
+@pytest.mark.parametrize(("key", "pane"), [("f4", "kanban"), ("f5", "tree"), ("f6", "tool_log")])
+def test_side_panes_with_work(
+    server: ScriptedServer, snap_compare: Any, key: str, pane: str
+) -> None:
+    async def scene(pilot: Pilot[Any]) -> None:
+        app = await start(pilot)
+        engine = engine_of(app)
+        work_scene(engine)
+        app.query_one(ChatList).load(engine)  # as the app does after a new chat
+        await settle(pilot)
+        await pilot.press(key)
+        await settle(pilot)
+
+    assert snap_compare(make_app(server), terminal_size=SIZE, run_before=scene)
+
+
+def test_help_screen(server: ScriptedServer, snap_compare: Any) -> None:
+    async def scene(pilot: Pilot[Any]) -> None:
+        await start(pilot)
+        await pilot.press("f1")
+        await settle(pilot)
+
+    assert snap_compare(make_app(server), terminal_size=SIZE, run_before=scene)
