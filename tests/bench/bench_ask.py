@@ -28,6 +28,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests"))
 
+from installed import compile_package  # noqa: E402
 from scripted_server import ScriptedServer, text  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
@@ -245,6 +246,7 @@ def run_all(bench: Bench, llm: str | None) -> tuple[list[Series], bool]:
 def main() -> int:
     """Run the benchmark; exit 1 when a command failed or the import check did not pass."""
     args = parse_args()
+    compile_package()
     answer = "".join(f"t{i % 10} " for i in range(args.chunks))
     with tempfile.TemporaryDirectory(prefix="tuibot-bench-") as tmp, ScriptedServer() as server:
         scratch = Path(tmp)

@@ -27,6 +27,8 @@ import textwrap
 import time
 from pathlib import Path
 
+from installed import compile_package
+
 ROOT = Path(__file__).resolve().parents[2]
 PYTHON = sys.executable
 MARKER = b"Approvals"
@@ -102,6 +104,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=9)
     args = parser.parse_args()
+    compile_package()
     with tempfile.TemporaryDirectory() as scratch:
         home, data = Path(scratch, "home"), Path(scratch, "data")
         home.mkdir()

@@ -176,9 +176,17 @@ class TuibotApp(ChatCommands, WorkCommands, DecisionCommands, LookCommands, App[
 
     # -- start and stop --------------------------------------------------------------
 
+    def on_load(self) -> None:
+        self.setup_theme()
+
     def on_mount(self) -> None:
-        self.setup_looks()
+        self.setup_keys()
         self.composer.focus()
+
+    def on_ready(self) -> None:
+        """The first frame is on the terminal: only now build the engine and watch the
+        theme files, whose imports would otherwise delay that frame."""
+        self.watch_themes()
         self.start_engine()
 
     @work(group="engine", description="start the engine", exit_on_error=False)

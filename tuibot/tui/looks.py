@@ -1,7 +1,8 @@
 """Themes (bundled and user, hot-reloaded, remembered in config) and configurable key bindings.
 
-A mixin of :class:`~tuibot.tui.app.TuibotApp`. ``setup_looks()`` runs on mount, before the
-engine exists, so the first paint already has the chosen theme and keys. Nothing here is
+A mixin of :class:`~tuibot.tui.app.TuibotApp`. ``setup_theme()`` runs on load and
+``setup_keys()`` on mount, both before the engine exists, so the first paint already has
+the chosen theme and keys. Nothing here is
 fatal: a broken theme file or a bad ``[tui.keys]`` entry is reported and skipped.
 """
 
@@ -59,8 +60,12 @@ class LookCommands(_AppBase):
     _saved_theme = ""
     _theme_problems: set[str]
 
-    def setup_looks(self) -> None:
-        """Called on mount, before the engine exists: theme and keymap from settings."""
+    def setup_theme(self) -> None:
+        """Called on load, before the screen is built: the theme from settings.
+
+        Choosing it now means the widgets are styled once, in the right theme; a theme
+        set after mount restyles every widget again before the first frame (~0.2 s).
+        """
         self.theme_files = {}
         self._theme_problems = set()
         self._save_lock = asyncio.Lock()
@@ -73,9 +78,11 @@ class LookCommands(_AppBase):
             wanted = fallback
         self._saved_theme = self.settings.tui.theme
         self._set_theme_quietly(wanted)
+
+    def setup_keys(self) -> None:
+        """Called on mount (the bindings are known then); ``watch_themes`` runs later."""
         self.apply_keymap()
         self._looks_ready = True
-        self.watch_themes()
 
     # -- themes ----------------------------------------------------------------------
 

@@ -13,7 +13,6 @@ from typing import Any
 
 from textual.widget import Widget
 
-from tuibot.agent.calls import parse_arguments
 from tuibot.tui.widgets.answer import AnswerView
 from tuibot.tui.widgets.blocks import (
     MarkLine,
@@ -54,6 +53,8 @@ def text_of(content: object) -> str:
 
 
 def _calls(message: dict[str, Any]) -> Iterable[tuple[str, str, dict[str, Any]]]:
+    from tuibot.agent.calls import parse_arguments  # the agent loop: not before first paint
+
     for call in message.get("tool_calls") or []:
         if not isinstance(call, dict):
             continue

@@ -167,7 +167,9 @@ class TaskKanban(Widget, can_focus=True):
     """The id of the task under the cursor."""
 
     def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(id=id)
+        # Narrow from the start: the side tab is narrow, and a class changed after the
+        # first layout would restyle the whole board before the first frame.
+        super().__init__(id=id, classes="-narrow")
         self._board: dict[str, Task] = {}
         self._cards: dict[str, TaskCard] = {}
         self._subjects: dict[str, str] = {}

@@ -12,7 +12,6 @@ from typing import Any
 
 from textual.content import Content
 
-from tuibot.agent.calls import summarize_arguments
 from tuibot.tui.widgets.blocks import Foldable
 
 RESULT_CHARS = 8000
@@ -98,6 +97,8 @@ class ToolCallRow(Foldable):
 
     def summary(self) -> Content:
         """The one line: tool, arguments, status, duration."""
+        from tuibot.agent.calls import summarize_arguments  # not needed for the first paint
+
         mark, style = STATUS_MARKS.get(self.status, STATUS_MARKS["error"])
         fold = "▼" if self.expanded else "▶"
         line: list[str | tuple[str, str]] = [(f"{fold} ", "dim"), (self.tool, "bold"), "  "]
