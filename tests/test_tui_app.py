@@ -6,6 +6,8 @@ from pathlib import Path
 
 from delegation_helpers import CONFIG, Script, delegate_call
 from scripted_server import ScriptedServer, silent, text
+from textual import events
+from textual.message import Message
 from tui_helpers import SIZE, make_app, ready, until
 
 from tuibot.delegation.journal import DelegationJournal
@@ -16,10 +18,18 @@ from tuibot.tui.screens.confirm import ConfirmScreen
 
 async def test_the_app_starts_the_engine_after_the_first_paint(server: ScriptedServer) -> None:
     app = make_app(server)
-    async with app.run_test(size=SIZE) as pilot:
+    at_first_frame: list[tuple[str, bool]] = []
+
+    def hook(message: Message) -> None:
+        if isinstance(message, events.Ready):  # posted once the first frame is drawn
+            work = {worker.group for worker in app.workers}
+            at_first_frame.append((app.theme, "engine" in work or "themes" in work))
+
+    async with app.run_test(size=SIZE, message_hook=hook) as pilot:
         await ready(pilot)
         await until(pilot, lambda: app.status.health == "ok")
         assert "127.0.0.1" in app.status.health_detail
+    assert at_first_frame == [("tuibot-dark", False)], "themed, and nothing else started yet"
 
 
 async def test_no_server_still_opens_and_says_how_to_fix_it() -> None:
