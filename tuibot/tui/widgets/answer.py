@@ -216,11 +216,12 @@ class AnswerView(Vertical):
 
     async def _render_frame(self) -> None:
         with self.app.batch_update():
-            copied = await self._copy_settled()
+            if await self._copy_settled():
+                return  # copying is a frame's work: the tail redraws next frame
             if self._queue and len(self._piece) < FRAME_BUDGET:  # a burst waits its turn
                 self._piece += self._splitter.feed(self._take())
             unshown = not self._tail_shown.startswith(self._piece)
-            if copied or unshown or time.monotonic() >= self._tail_next:
+            if unshown or time.monotonic() >= self._tail_next:
                 started = time.monotonic()
                 await self._show_tail()
                 self._tail_next = time.monotonic() + TAIL_SHARE * (time.monotonic() - started)
