@@ -288,16 +288,22 @@ def _long_history(count: int) -> list[dict[str, Any]]:
     return messages
 
 
+def _stored_chat(app: TuibotApp, title: str, count: int) -> str:
+    """A chat of ``count`` stored messages, written through the engine's store."""
+    engine = app.engine
+    assert engine is not None
+    chat = engine.chats.create(title=title).id
+    engine.chats.append(chat, _long_history(count))
+    return chat
+
+
 async def test_a_long_chat_opens_with_its_tail_and_loads_more_upwards(
     server: ScriptedServer,
 ) -> None:
     app = make_app(server)
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
-        engine = app.engine
-        assert engine is not None
-        chat = engine.chats.create(title="long").id
-        engine.chats.append(chat, _long_history(5000))
+        chat = _stored_chat(app, "long", 5000)
         app.open_chat(chat)
         conversation = app.conversation
         await until(pilot, lambda: len(_blocks(app)) == PAGE)
@@ -320,10 +326,7 @@ async def test_the_home_key_builds_the_whole_chat(server: ScriptedServer) -> Non
     app = make_app(server)
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
-        engine = app.engine
-        assert engine is not None
-        chat = engine.chats.create(title="medium").id
-        engine.chats.append(chat, _long_history(3 * PAGE))
+        chat = _stored_chat(app, "medium", 3 * PAGE)
         app.open_chat(chat)
         conversation = app.conversation
         await until(pilot, lambda: len(_blocks(app)) == PAGE)

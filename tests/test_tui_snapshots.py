@@ -50,26 +50,26 @@ def engine_of(app: TuibotApp) -> Any:
     return app.engine
 
 
+async def answered(pilot: Pilot[Any]) -> None:
+    """A chat open on one answered turn: reasoning, a tool call, the answer."""
+    app = await start(pilot)
+    engine = engine_of(app)
+    chat = engine.new_chat(title="What is in docs?").id
+    app.open_chat(chat)
+    turn(engine, chat, "t_1", "What is in docs/?")
+    await settle(pilot)
+
+
 def test_main_layout_with_a_streamed_answer(server: ScriptedServer, snap_compare: Any) -> None:
     async def scene(pilot: Pilot[Any]) -> None:
-        app = await start(pilot)
-        engine = engine_of(app)
-        chat = engine.new_chat(title="What is in docs?").id
-        app.open_chat(chat)
-        turn(engine, chat, "t_1", "What is in docs/?")
-        await settle(pilot)
+        await answered(pilot)
 
     assert snap_compare(make_app(server), terminal_size=SIZE, run_before=scene)
 
 
 def test_reasoning_and_tool_output_expanded(server: ScriptedServer, snap_compare: Any) -> None:
     async def scene(pilot: Pilot[Any]) -> None:
-        app = await start(pilot)
-        engine = engine_of(app)
-        chat = engine.new_chat(title="What is in docs?").id
-        app.open_chat(chat)
-        turn(engine, chat, "t_1", "What is in docs/?")
-        await settle(pilot)
+        await answered(pilot)
         await pilot.press("ctrl+r", "ctrl+o")
         await settle(pilot)
 
