@@ -1,0 +1,295 @@
+"""``<data>/jobs.json``: the job definitions and what the scheduler knows of their runs.
+
+One small JSON file, shared by every tuibot process: the one running the scheduler (the
+app or ``tuibot run --headless``) and any that only edit (``tuibot jobs``, the cron tool
+in another window)::
+
+    {"version": 1, "jobs": [{"id": "job_1a2b3c4d", "name": "…", "schedule": {…}, …}],
+     "heartbeat": {"chat": "c_…", "since": 1767000000.0, "lastRun": null, "note": ""}}
+
+The guarantees, as for ``grants.json`` (see :mod:`tuibot.grants`):
+
+- A missing or empty file is no jobs.
+- A file that is not valid JSON, of a newer version, or holds a malformed job raises
+  :class:`JobStoreError` naming the file and the problem, and is never overwritten.
+- Every change re-reads the file under a lock file, applies itself to what is there (by
+  job id, so two processes changing different jobs, or different fields, keep both) and
+  replaces the file atomically.
+- :meth:`JobStore.changed` tells a running scheduler that another process wrote the file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
+from pathlib import Path
+from typing import Any
+
+from tuibot.jobs.records import Beat, Document, Job, JobRecordError
+from tuibot.store.jsonl import StorageError
+from tuibot.toolkit.protect import atomic_write
+
+VERSION = 1
+"""The format written; a file of a newer version is refused, not overwritten."""
+_FILE_MODE = 0o600
+
+Stamp = tuple[int, int, int] | None
+"""A file's inode, size and mtime (ns); None when it does not exist."""
+
+
+class JobStoreError(StorageError):
+    """``jobs.json`` could not be read, understood or written; the message names the file."""
+
+
+class JobNotFound(JobStoreError):
+    """No job, or more than one, has the id or prefix asked for; the message lists them."""
+
+
+class JobStore:
+    """The jobs in one JSON file; read lazily, re-read when the file changes."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._document: Document | None = None
+        self._stamp: Stamp = None
+        self._lock = threading.Lock()
+
+    # -- reading ---------------------------------------------------------------------
+
+    def all(self) -> list[Job]:
+        """Every job, oldest first (re-read if the file changed since)."""
+        with self._lock:
+            return sorted(self._fresh().jobs.values(), key=lambda job: (job.created, job.id))
+
+    def beat(self) -> Beat:
+        """The heartbeat's state."""
+        with self._lock:
+            return self._fresh().beat
+
+    def get(self, wanted: str) -> Job:
+        """The job with this id or unique prefix (``job_`` may be left out)."""
+        with self._lock:
+            return self._resolve(self._fresh().jobs, wanted)
+
+    def changed(self) -> bool:
+        """Whether the file is not the one last read or written (another process wrote)."""
+        with self._lock:
+            return self._document is None or self._current_stamp() != self._stamp
+
+    def _fresh(self) -> Document:
+        if self._document is None or self._current_stamp() != self._stamp:
+            self._document, self._stamp = self._read()
+        return self._document
+
+    def _current_stamp(self) -> Stamp:
+        try:
+            st = os.stat(self.path)
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            raise self._oserror("read jobs from", exc) from exc
+        return (st.st_ino, st.st_size, st.st_mtime_ns)
+
+    def _read(self) -> tuple[Document, Stamp]:
+        try:
+            with open(self.path, "rb") as handle:
+                st = os.fstat(handle.fileno())
+                data = handle.read()
+        except FileNotFoundError:
+            return Document(), None
+        except OSError as exc:
+            raise self._oserror("read jobs from", exc) from exc
+        return self._parse(data), (st.st_ino, st.st_size, st.st_mtime_ns)
+
+    def _parse(self, data: bytes) -> Document:
+        if not data.strip():
+            return Document()
+        try:
+            document = json.loads(data.decode("utf-8"))
+        except UnicodeDecodeError as exc:
+            raise self._malformed(f"not valid UTF-8 (byte {exc.start + 1})") from exc
+        except json.JSONDecodeError as exc:
+            where = f"line {exc.lineno}, column {exc.colno}"
+            raise self._malformed(f"invalid JSON: {exc.msg} ({where})") from exc
+        except (ValueError, RecursionError) as exc:
+            raise self._malformed(f"invalid JSON: {exc}") from exc
+        if not isinstance(document, dict):
+            raise self._malformed(f"expected a JSON object, found a {type(document).__name__}")
+        version = document.get("version", VERSION)
+        if version != VERSION:
+            raise self._malformed(f"unsupported version {version!r} (this tuibot reads 1)")
+        entries = document.get("jobs", [])
+        if not isinstance(entries, list):
+            raise self._malformed('expected "jobs" to be a list')
+        parsed = Document()
+        try:
+            for index, entry in enumerate(entries):
+                job = Job.from_json(entry, f"job {index}")
+                if job.id in parsed.jobs:
+                    raise JobRecordError(f"job {index}: id {job.id} is used twice")
+                parsed.jobs[job.id] = job
+            parsed.beat = Beat.from_json(document.get("heartbeat"))
+        except JobRecordError as exc:
+            raise self._malformed(str(exc)) from exc
+        return parsed
+
+    # -- changing --------------------------------------------------------------------
+
+    def add(self, job: Job) -> Job:
+        """Keep a new job (its id must be new)."""
+
+        def change(document: Document) -> bool:
+            if job.id in document.jobs:
+                raise self._refused(f"a job with id {job.id} exists already", "add a job")
+            document.jobs[job.id] = job
+            return True
+
+        self._update(change)
+        return job
+
+    def change(self, wanted: str, edit: Callable[[Job], Job | None]) -> Job | None:
+        """Apply ``edit`` to the job as the file has it now; ``edit`` returning None
+        removes the job. Returns the job after the change (None when removed)."""
+        result: list[Job | None] = []
+
+        def change(document: Document) -> bool:
+            job = self._resolve(document.jobs, wanted)
+            after = edit(job)
+            result.append(after)
+            if after == job:
+                return False
+            if after is None:
+                del document.jobs[job.id]
+            else:
+                document.jobs[job.id] = after
+            return True
+
+        self._update(change)
+        return result[0]
+
+    def change_if_present(self, job_id: str, edit: Callable[[Job], Job | None]) -> Job | None:
+        """As :meth:`change`, but a job removed meanwhile is no error (None)."""
+        try:
+            return self.change(job_id, edit)
+        except JobNotFound:
+            return None
+
+    def change_beat(self, edit: Callable[[Beat], Beat]) -> Beat:
+        """Apply ``edit`` to the heartbeat's state as the file has it now."""
+        result: list[Beat] = []
+
+        def change(document: Document) -> bool:
+            result.append(edit(document.beat))
+            if result[0] == document.beat:
+                return False
+            document.beat = result[0]
+            return True
+
+        self._update(change)
+        return result[0]
+
+    def _update(self, change: Callable[[Document], bool]) -> None:
+        """Re-read, apply ``change`` (True when it changed something), write atomically."""
+        with self._lock, self._file_lock():
+            document, stamp = self._read()
+            self._document, self._stamp = document.copy(), stamp
+            if not change(document):
+                return
+            try:
+                atomic_write(self.path, _encode(document), new_mode=_FILE_MODE)
+            except OSError as exc:
+                raise self._oserror("write jobs to", exc) from exc
+            self._document = document
+            try:
+                self._stamp = self._current_stamp()
+            except JobStoreError:
+                self._stamp = None
+
+    @contextmanager
+    def _file_lock(self) -> Iterator[None]:
+        """Hold ``.jobs.json.lock`` next to the file, where the platform has ``flock``."""
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        except OSError as exc:
+            raise self._oserror("create the folder for", exc) from exc
+        try:
+            import fcntl
+        except ImportError:  # Windows: writes stay atomic, concurrent changes may race
+            yield
+            return
+        lock_path = self.path.with_name(f".{self.path.name}.lock")
+        try:
+            fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, _FILE_MODE)
+        except OSError as exc:
+            raise self._oserror("lock", exc) from exc
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            with suppress(OSError):
+                fcntl.flock(fd, fcntl.LOCK_UN)
+            os.close(fd)
+
+    # -- ids and errors --------------------------------------------------------------
+
+    def _resolve(self, jobs: dict[str, Job], wanted: str) -> Job:
+        """The job ``wanted`` names: its id, or a unique prefix with or without ``job_``."""
+        wanted = wanted.strip()
+        if wanted in jobs:
+            return jobs[wanted]
+        matches = sorted(
+            (
+                j
+                for j in jobs.values()
+                if wanted and (j.id.startswith(wanted) or j.id[4:].startswith(wanted))
+            ),
+            key=lambda j: j.id,
+        )
+        if len(matches) == 1:
+            return matches[0]
+        if matches:
+            reason = f"{wanted!r} matches more than one job: {', '.join(j.id for j in matches)}"
+        else:
+            known = ", ".join(sorted(jobs))
+            reason = (
+                f"no job {wanted!r} ({f'known jobs: {known}' if known else 'there are no jobs'})"
+            )
+        raise JobNotFound(f"{reason} in {self.path}", path=self.path, reason=reason, action="find")
+
+    def _refused(self, reason: str, action: str) -> JobStoreError:
+        return JobStoreError(
+            f"could not {action} in {self.path}: {reason}",
+            path=self.path,
+            reason=reason,
+            action=action,
+        )
+
+    def _malformed(self, reason: str) -> JobStoreError:
+        message = f"could not read jobs from {self.path}: {reason}"
+        return JobStoreError(message, path=self.path, reason=reason, action="read")
+
+    def _oserror(self, action: str, exc: OSError) -> JobStoreError:
+        reason = exc.strerror or str(exc) or type(exc).__name__
+        return JobStoreError(
+            f"could not {action} {self.path}: {reason}",
+            path=self.path,
+            reason=reason,
+            errno=exc.errno,
+            action=action,
+        )
+
+
+def _encode(document: Document) -> bytes:
+    jobs = sorted(document.jobs.values(), key=lambda job: (job.created, job.id))
+    data: dict[str, Any] = {
+        "version": VERSION,
+        "jobs": [job.to_json() for job in jobs],
+        "heartbeat": document.beat.to_json(),
+    }
+    try:
+        return (json.dumps(data, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate in a message: escapes read back the same
+        return (json.dumps(data, indent=2) + "\n").encode("ascii")
