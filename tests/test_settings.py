@@ -88,6 +88,8 @@ def test_as_dict_is_plain_and_leaves_out_derived_names() -> None:
         "delegation",
         "tasks",
         "tools",
+        "jobs",
+        "heartbeat",
         "logging",
         "tui",
     }
@@ -287,7 +289,7 @@ def test_choices_are_case_insensitive_and_stored_canonically() -> None:
             '[agnet]\nmodel = "x"',
             [
                 'unknown section "agnet"',
-                "agent, providers, bots, delegation, tasks, tools, tui, logging",
+                "agent, providers, bots, delegation, tasks, tools, jobs, heartbeat, tui, logging",
             ],
         ),
         (

@@ -17,7 +17,7 @@ import uuid
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from tuibot.agent.calls import summarize_arguments
 from tuibot.agent.context import build_system_prompt
@@ -39,6 +39,8 @@ from tuibot.events import (
     TurnStarted,
 )
 from tuibot.grants import GrantStore
+from tuibot.jobs.book import JobBook
+from tuibot.jobs.store import JobStore
 from tuibot.llm.parts import ModelClient
 from tuibot.llm.select import Route, make_client, needs_key, select_route
 from tuibot.memory import MemoryStore, MemoryStoreError, memory_path
@@ -53,6 +55,11 @@ from tuibot.store.traces import TraceLog
 from tuibot.tasks import Task, TaskBoard
 from tuibot.toolkit.registry import ToolRegistry
 from tuibot.toolkit.scope import ToolScope
+
+if TYPE_CHECKING:
+    from tuibot.instance import Holder, InstanceLock
+    from tuibot.jobs.schedule import Clock
+    from tuibot.jobs.work import ScheduledWork
 
 log = logging.getLogger("tuibot.engine")
 
@@ -147,12 +154,19 @@ class Engine:
         self._background: set[asyncio.Task[None]] = set()
         """Consolidations running after their turns; cancelled on close."""
         self._consolidating: set[str] = set()
+        self.jobs = JobBook(
+            JobStore(self.paths.jobs), self.bots, settings.jobs, chat_exists=self.chats.exists
+        )
+        """Scheduled jobs: every process edits them; only :meth:`start_jobs` runs them."""
+        self.scheduled: ScheduledWork | None = None
+        self._instance: InstanceLock | None = None
 
     # -- lifecycle -------------------------------------------------------------------
 
     def load_tools(self) -> None:
         """Load bundled tools, then the user's (a user tool overrides a bundled one)."""
         from tuibot.delegation.tools import delegation_tools
+        from tuibot.jobs.tool import cron_tool
         from tuibot.toolkit.catalog import ToolCatalog, default_folders
         from tuibot.toolkit.state import state_path
 
@@ -161,7 +175,7 @@ class Engine:
             default_folders(),
             state_path(),
             self._tool_notice,
-            builtins=delegation_tools(),
+            builtins=[*delegation_tools(), cron_tool()],
         )
         self.tool_catalog.load_all()
         for problem in self._journal_problems:
@@ -177,6 +191,37 @@ class Engine:
         skill_folders = [(folder, self.skills.current) for _, folder in self.skills.roots]
         self.tool_reloader = ToolReloader(self.tool_catalog, also=skill_folders)
         self.tool_reloader.start()
+
+    def claim_instance(self, mode: str) -> Holder | None:
+        """Take the single-instance lock (``mode``: ``tui`` or ``headless``).
+
+        None when this process now holds it and may recover earlier work and run
+        scheduled work; otherwise the live process that holds it.
+        """
+        from tuibot.instance import InstanceLock
+
+        lock = InstanceLock(self.paths.lock)
+        holder = lock.acquire(mode)
+        if holder is None:
+            self._instance = lock
+            if lock.replaced is not None:
+                log.warning("replaced a stale lock of pid %s (not running)", lock.replaced.pid)
+        return holder
+
+    def start_jobs(self, clock: Clock | None = None) -> ScheduledWork:
+        """Run scheduled jobs and the heartbeat in this loop until :meth:`close`.
+
+        Call it after ``load_tools`` and only while holding the instance lock
+        (:meth:`claim_instance`), so no job runs in two processes.
+        """
+        from tuibot.jobs import work
+        from tuibot.jobs.schedule import SystemClock
+
+        if self._instance is None:
+            raise RuntimeError("start_jobs needs the instance lock: call claim_instance first")
+        if self.scheduled is None:
+            self.scheduled = work.start(self, clock or SystemClock())
+        return self.scheduled
 
     def _track_task(self, event: Event) -> None:
         """Keep the task board up to date; its file is read on the first event, not at start."""
@@ -217,6 +262,9 @@ class Engine:
         to recover, rather than ended by its turns being stopped.
         """
         self.delegations.closing = True
+        if self.scheduled is not None:
+            await self.scheduled.stop()
+            self.jobs.scheduler = None
         with contextlib.suppress(StorageError):
             self.tasks.flush()
         reloader = getattr(self, "tool_reloader", None)
@@ -235,6 +283,8 @@ class Engine:
             await client.close()
         self._clients.clear()
         self.events.close()
+        if self._instance is not None:
+            self._instance.release()
 
     # -- commands in -----------------------------------------------------------------
 

@@ -94,6 +94,16 @@ class DataPaths:
         return self.root / "grants.json"
 
     @property
+    def jobs(self) -> Path:
+        """Scheduled jobs and the heartbeat's state (see ``tuibot.jobs.store``)."""
+        return self.root / "jobs.json"
+
+    @property
+    def lock(self) -> Path:
+        """The single-instance lock of whoever runs scheduled work (``tuibot.instance``)."""
+        return self.root / "tuibot.lock"
+
+    @property
     def memory(self) -> Path:
         """One ``<bot>.md`` per bot: what the bot saved for later turns."""
         return self.root / "memory"

@@ -44,6 +44,8 @@ __all__ = [
     "BotSettings",
     "ConfigError",
     "DelegationSettings",
+    "HeartbeatSettings",
+    "JobsSettings",
     "LoggingSettings",
     "ProviderSettings",
     "Settings",
@@ -188,6 +190,34 @@ class TasksSettings:
 
 
 @dataclass(frozen=True)
+class JobsSettings:
+    """Scheduled jobs: ``[jobs]``. The limits are a run's defaults; a job may set its own."""
+
+    enabled: bool = True
+    """Run scheduled jobs and the heartbeat while tuibot runs (the app, or
+    ``tuibot run --headless``)."""
+    time_ms: int = field(default=600_000, metadata=rules(ge=1000, le=2_592_000_000))
+    """A run's time limit in milliseconds (paused time does not count)."""
+    steps: int = field(default=20, metadata=rules(ge=1, le=10_000))
+    """A run's limit on model calls."""
+    budget_micros: int = field(default=0, metadata=rules(ge=0))
+    """A run's budget in micro-USD (its model calls and all work it gives); 0 = none."""
+    misfire_grace: int = field(default=21600, metadata=rules(ge=1))
+    """Seconds a run may start late (tuibot was off, the machine slept) and still run,
+    once however many were missed; a later one is skipped and reported as missed."""
+
+
+@dataclass(frozen=True)
+class HeartbeatSettings:
+    """The periodic look at ``HEARTBEAT.md``: ``[heartbeat]``."""
+
+    interval: float = field(default=1800.0, metadata=rules(ge=0))
+    """Seconds between looks at ``HEARTBEAT.md`` in the config home; 0 = off."""
+    bot: str = ""
+    """The bot that works on the file's items; "" = the default bot."""
+
+
+@dataclass(frozen=True)
 class TuiSettings:
     """The full-screen app: ``[tui]``."""
 
@@ -234,6 +264,10 @@ class Settings:
     """Every input becomes a task on a board (todo, doing, done, error, paused, waiting)."""
     tools: ToolsSettings = field(default_factory=ToolsSettings)
     """Where the file tools work and how long an approval may wait."""
+    jobs: JobsSettings = field(default_factory=JobsSettings)
+    """Scheduled jobs: whether they run, a run's default limits, how late one may start."""
+    heartbeat: HeartbeatSettings = field(default_factory=HeartbeatSettings)
+    """How often ``HEARTBEAT.md`` is read and which bot works on its items."""
     tui: TuiSettings = field(default_factory=TuiSettings)
     """The full-screen app: theme, bell, desktop notifications, key bindings."""
     logging: LoggingSettings = field(default_factory=LoggingSettings)

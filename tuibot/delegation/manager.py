@@ -230,6 +230,30 @@ class DelegationManager:
         self._start(fresh, first=f"[tuibot] {giver} gives you more work on this task: {task}")
         return {"delegation": fresh.id, "status": fresh.status, "note": NOTE}
 
+    def schedule_run(
+        self, *, chat: str, bot: str, task: str, limits: Limits, first: str, task_chat: str | None
+    ) -> Delegation:
+        """Start a scheduled job's run: work ``bot`` gives itself on a person's behalf.
+
+        Nobody authorizes it (a bot giving work to itself never needs that); the result
+        goes to ``chat``. ``task_chat`` reuses an earlier run's chat so the bot keeps the
+        job's history; ``first`` is the task chat's input. The caps on live work hold.
+        """
+        target = self.engine.bots.require(bot)
+        self._check_caps(chat)
+        record = Delegation.new(
+            parent=Parent(chat),
+            giver_bot=target.name,
+            bot=target.name,
+            task=task.strip(),
+            reason="",
+            limits=limits,
+        )
+        record = self.journal.create(replace(record, status="queued", chat=task_chat))
+        self._publish(record)
+        self._start(record, first=first)
+        return self.journal.get(record.id) or record
+
     def new_round(self, chat: str) -> Delegation | None:
         """A person wrote into an ended task chat: open a new round with the old limits."""
         last = self.working_in(chat)

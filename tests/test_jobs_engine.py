@@ -1,0 +1,285 @@
+"""Jobs in the engine on a fake clock: each schedule kind, sleeps, restarts, failures.
+
+Every run is real delegated work against the scripted server; the clock only decides
+when. Waiting uses ``until`` (a condition with a generous timeout), never a duration.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+from delegation_helpers import Script, contents, settle, until
+from engine_helpers import Recorder
+from job_helpers import (
+    FakeClock,
+    add_job,
+    crontab,
+    every_minutes,
+    job_requests,
+    jump,
+    make_engine,
+    start,
+    stored_jobs,
+)
+from scripted_server import ScriptedServer, text
+
+from tuibot.events import Notice
+from tuibot.jobs.schedule import parse_schedule
+
+RULES = [("Check the backups", text("Backups fine.")), ("is done.", text("Noted."))]
+
+
+def last_status(engine: object, job_id: str) -> str | None:
+    run = engine.jobs.store.get(job_id).last_run  # type: ignore[attr-defined]
+    return None if run is None else run.status
+
+
+async def test_an_every_job_runs_each_time_it_falls_due_in_one_task_chat(
+    server: ScriptedServer, clock: FakeClock
+) -> None:
+    engine = make_engine(server, clock)
+    Script(server, RULES)
+    job = add_job(engine, every_minutes(5))
+    start(engine, clock)
+    assert engine.jobs.next_run(job) == datetime(2026, 3, 6, 8, 5, tzinfo=UTC)
+
+    await jump(engine, clock, minutes=5)
+    await until(lambda: last_status(engine, job.id) == "completed")
+    first = engine.jobs.store.get(job.id)
+    assert first.own_chat and first.chat is not None and first.task_chat is not None
+    assert first.last_run is not None and first.last_run.result == "Backups fine."
+    await settle(engine, first.chat)
+    assert contents(engine, first.chat, "assistant") == ["Noted."]  # the result came back
+
+    await jump(engine, clock, minutes=5)
+    await until(lambda: len(engine.delegations.given_by(first.chat or "")) == 2)
+    await until(lambda: last_status(engine, job.id) == "completed")
+    second = engine.jobs.store.get(job.id)
+    assert second.task_chat == first.task_chat  # the bot keeps the job's history
+    assert len(job_requests(server, "Check the backups")) == 2
+    assert engine.chats.load(second.task_chat or "").meta.kind == "task"
+    await engine.close()
+
+
+async def test_a_one_shot_runs_once_and_delete_after_run_removes_it(
+    server: ScriptedServer, clock: FakeClock
+) -> None:
+    engine = make_engine(server, clock)
+    Script(server, RULES)
+    origin = engine.new_chat().id
+    at = parse_schedule(at="+30m", tz="UTC", now=clock.now())
+    job = add_job(engine, at, chat=origin, delete_after_run=True)
+    start(engine, clock)
+
+    await jump(engine, clock, minutes=30)
+    await until(lambda: engine.jobs.all() == [])
+    await settle(engine, origin)
+    assert contents(engine, origin, "assistant") == ["Noted."]  # results went to its chat
+    await jump(engine, clock, hours=2)
+    assert len(job_requests(server, "Check the backups")) == 1
+    assert engine.jobs.next_run(job) is None
+    await engine.close()
+
+
+async def test_a_cron_job_for_weekday_zero_runs_on_sunday(
+    server: ScriptedServer, clock: FakeClock
+) -> None:
+    engine = make_engine(server, clock)
+    Script(server, RULES)
+    job = add_job(engine, crontab("0 9 * * 0", "UTC"))
+    start(engine, clock)
+    upcoming = engine.jobs.next_run(job)
+    assert upcoming == datetime(2026, 3, 8, 9, 0, tzinfo=UTC)
+    assert upcoming.strftime("%A") == "Sunday"
+
+    await jump(engine, clock, days=2, hours=1)  # Friday 08:00 → Sunday 09:00
+    await until(lambda: last_status(engine, job.id) == "completed")
+    run = engine.jobs.store.get(job.id).last_run
+    assert run is not None and datetime.fromtimestamp(run.due, UTC).strftime("%A") == "Sunday"
+    await engine.close()
+
+
+async def test_after_a_sleep_missed_runs_coalesce_into_one_run_that_says_so(
+    server: ScriptedServer, clock: FakeClock
+) -> None:
+    engine = make_engine(server, clock)
+    Script(server, RULES)
+    job = add_job(engine, every_minutes(10))
+    start(engine, clock)
+
+    await jump(engine, clock, minutes=65)  # due 08:10 … 09:00 while asleep; now 09:05
+    await until(lambda: last_status(engine, job.id) == "completed")
+    [request] = job_requests(server, "Check the backups")
+    first_input = request["messages"][-1]["content"]
+    assert "due 2026-03-06 09:00 UTC" in first_input
+    assert "5m late" in first_input and "stands for 6 runs" in first_input
+    run = engine.jobs.store.get(job.id).last_run
+    assert run is not None and run.coalesced == 6 and run.late == 300
+    await engine.close()
+
+
+async def test_a_run_later_than_the_grace_time_is_reported_as_missed_not_run(
+    server: ScriptedServer, clock: FakeClock
+) -> None:
+    engine = make_engine(server, clock, grace=600)
+    Script(server, RULES)
+    events = Recorder(engine)
+    job = add_job(engine, crontab("0 9 * * *", "UTC"))
+    start(engine, clock)
+
+    await jump(engine, clock, hours=3)  # 09:00 passed two hours ago
+    await until(lambda: "missed" in engine.jobs.store.get(job.id).note)
+    assert job_requests(server, "Check the backups") == []
+    assert any("missed the run due 2026-03-06 09:00" in n.message for n in events.of(Notice))
+    assert engine.jobs.next_run(job) == datetime(2026, 3, 7, 9, 0, tzinfo=UTC)
+    await engine.close()
+
+
+async def test_a_restart_keeps_jobs_once_and_runs_what_fell_due_while_off(
+    server: ScriptedServer, clock: FakeClock
+) -> None:
+    engine = make_engine(server, clock)
+    Script(server, RULES)
+    job = add_job(engine, every_minutes(60))
+    start(engine, clock)
+    await engine.close()
+
+    clock.jump(hours=3, minutes=30)  # tuibot was off: due 09:00, 10:00, 11:00
+    engine = make_engine(server, clock)
+    work = start(engine, clock)
+    work.scheduler.sync()
+    work.scheduler.sync()  # syncing again never makes a second copy
+    assert [j.id for j in work.scheduler._scheduler.get_jobs()] == [job.id]
+    await until(lambda: last_status(engine, job.id) == "completed")
+    run = engine.jobs.store.get(job.id).last_run
+    assert run is not None and run.coalesced == 3
+    assert len(job_requests(server, "Check the backups")) == 1
+    assert [j["id"] for j in stored_jobs(Path.cwd().parent)] == [job.id]
+    await engine.close()
+
+
+async def test_a_run_whose_bot_is_gone_fails_and_the_scheduler_lives_on(
+    server: ScriptedServer, clock: FakeClock
+) -> None:
+    from dataclasses import replace
+
+    engine = make_engine(server, clock)
+    Script(server, RULES)
+    events = Recorder(engine)
+    broken = add_job(engine, every_minutes(5), message="Check the printers.")
+    engine.jobs.store.change(broken.id, lambda j: replace(j, bot="Gone"))
+    healthy = add_job(engine, every_minutes(10))
+    start(engine, clock)
+
+    await jump(engine, clock, minutes=5)
+    await until(lambda: last_status(engine, broken.id) == "failed")
+    assert "Gone" in engine.jobs.store.get(broken.id).note
+    assert any(n.level == "error" and broken.id in n.message for n in events.of(Notice))
+    await jump(engine, clock, minutes=5)
+    await until(lambda: last_status(engine, healthy.id) == "completed")
+    await engine.close()
+
+
+async def test_a_run_that_raises_is_logged_reported_and_the_next_one_runs(
+    server: ScriptedServer, clock: FakeClock, monkeypatch: object
+) -> None:
+    engine = make_engine(server, clock)
+    Script(server, RULES)
+    events = Recorder(engine)
+    job = add_job(engine, every_minutes(5))
+    work = start(engine, clock)
+    original = work.runs._start
+    calls: list[int] = []
+
+    def explode_once(*args: object, **kwargs: object) -> object:
+        calls.append(1)
+        if len(calls) == 1:
+            raise RuntimeError("disk on fire")
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(work.runs, "_start", explode_once)  # type: ignore[attr-defined]
+    await jump(engine, clock, minutes=5)
+    await until(lambda: any("disk on fire" in n.message for n in events.of(Notice)))
+    assert work.scheduler.running_tasks == 0
+    await jump(engine, clock, minutes=5)
+    await until(lambda: last_status(engine, job.id) == "completed")
+    await engine.close()
+
+
+async def test_pause_stops_a_job_and_resume_counts_from_now(
+    server: ScriptedServer, clock: FakeClock
+) -> None:
+    engine = make_engine(server, clock)
+    Script(server, RULES)
+    job = add_job(engine, every_minutes(5))
+    start(engine, clock)
+    engine.jobs.pause(job.id)
+    assert engine.jobs.next_run(engine.jobs.store.get(job.id)) is None
+    await jump(engine, clock, minutes=30)
+    assert job_requests(server, "Check the backups") == []
+
+    resumed = engine.jobs.resume(job.id)
+    assert engine.jobs.next_run(resumed) == datetime(2026, 3, 6, 8, 35, tzinfo=UTC)
+    await jump(engine, clock, minutes=5)
+    await until(lambda: last_status(engine, job.id) == "completed")
+    await engine.close()
+
+
+async def test_run_now_here_and_as_asked_by_another_process(
+    server: ScriptedServer, clock: FakeClock
+) -> None:
+    from tuibot.bots import BotDirectory
+    from tuibot.jobs.book import JobBook
+    from tuibot.jobs.store import JobStore
+
+    engine = make_engine(server, clock)
+    Script(server, RULES)
+    job = add_job(engine, crontab("0 9 * * 1"))
+    work = start(engine, clock)
+    engine.jobs.run(job.id)
+    await until(lambda: last_status(engine, job.id) == "completed")
+    await settle(engine, engine.jobs.store.get(job.id).chat or "")
+
+    other = JobBook(
+        JobStore(engine.paths.jobs), BotDirectory(engine.settings, engine.paths.bots),
+        engine.settings.jobs,
+    )
+    _, here = other.run(job.id)  # `tuibot jobs run` in another process
+    assert here is False and engine.jobs.store.get(job.id).run_requested is not None
+    work.scheduler.sync()  # what the poll does when the file changed
+    await until(lambda: len(job_requests(server, "Check the backups")) == 2)
+    assert engine.jobs.store.get(job.id).run_requested is None
+    assert engine.jobs.next_run(job) == datetime(2026, 3, 9, 9, 0, tzinfo=UTC)  # unmoved
+    await engine.close()
+
+
+async def test_jobs_run_on_the_real_clock_too(server: ScriptedServer) -> None:
+    """No fake clock: APScheduler's own timer starts the run."""
+    from tuibot.engine import Engine
+    from tuibot.settings import load_settings
+
+    engine = Engine(
+        load_settings(
+            None,
+            overrides={
+                "providers.local.base_url": (server.url, "test"),
+                "providers.local.max_retries": (0, "test"),
+                "agent.model": ("test-model", "test"),
+                "heartbeat.interval": (0, "test"),
+            },
+            env={},
+        )
+    )
+    engine.load_tools()
+    Script(server, RULES)
+    when = datetime.now(UTC).replace(microsecond=0)
+    from dataclasses import replace
+
+    job = add_job(engine, parse_schedule(at="+1h", tz="UTC", now=when))
+    soon = replace(job.schedule, at=datetime.now(UTC))  # due at once
+    engine.jobs.store.change(job.id, lambda j: replace(j, schedule=soon))
+    assert engine.claim_instance("headless") is None
+    engine.start_jobs()
+    await until(lambda: last_status(engine, job.id) == "completed")
+    await engine.close()
