@@ -11,7 +11,19 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from tuibot import __version__
-from tuibot.commands import ask, chats, config, delegations, doctor, grants, keys, skills, tools
+from tuibot.commands import (
+    ask,
+    chats,
+    config,
+    delegations,
+    doctor,
+    grants,
+    jobs,
+    keys,
+    run,
+    skills,
+    tools,
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -24,7 +36,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_global_options(parser)
     add_app_options(parser)
     subparsers = parser.add_subparsers(title="commands", metavar="COMMAND")
-    for module in (ask, config, keys, chats, delegations, grants, doctor, tools, skills):
+    modules = (ask, run, config, keys, chats, delegations, jobs, grants, doctor, tools, skills)
+    for module in modules:
         module.add_parser(subparsers)
     return parser
 
