@@ -95,3 +95,26 @@ def test_a_process_that_dies_holding_the_lock_leaves_it_free(tmp_path: Path) -> 
     assert lock.acquire("tui") is None
     assert lock.replaced is not None
     lock.release()
+
+
+def test_a_holder_that_exited_but_was_not_reaped_counts_as_dead(tmp_path: Path) -> None:
+    """A zombie still has its PID and start time, but no files and no lock."""
+    import psutil
+
+    path = tmp_path / "tuibot.lock"
+    code = (
+        "import os\nfrom pathlib import Path\nfrom tuibot.instance import InstanceLock\n"
+        f"assert InstanceLock(Path({str(path)!r})).acquire('headless') is None\nos._exit(0)\n"
+    )
+    child = subprocess.Popen([sys.executable, "-c", code])
+    try:
+        deadline = time.monotonic() + 30
+        while psutil.Process(child.pid).status() != psutil.STATUS_ZOMBIE:
+            assert time.monotonic() < deadline, "the child never exited"
+            time.sleep(0.02)
+        lock = InstanceLock(path)
+        assert lock.acquire("tui") is None
+        assert lock.replaced is not None and lock.replaced.pid == child.pid
+        lock.release()
+    finally:
+        child.wait()

@@ -71,11 +71,15 @@ class Holder:
 
 
 def process_start(pid: int) -> float | None:
-    """When process ``pid`` started, or None when no such process runs."""
+    """When process ``pid`` started, or None when no such process runs (a zombie, which
+    has exited but not been reaped, runs no more and holds no files)."""
     import psutil
 
     try:
-        return float(psutil.Process(pid).create_time())
+        process = psutil.Process(pid)
+        if process.status() == psutil.STATUS_ZOMBIE:
+            return None
+        return float(process.create_time())
     except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess, ValueError):
         return None
 

@@ -289,4 +289,7 @@ class JobScheduler:
 
     def _on_max_instances(self, event: JobSubmissionEvent) -> None:
         """A due run found the last one still going: it is skipped, and said so."""
+        if event.job_id == HEARTBEAT_ID:
+            self._report("info", "heartbeat: skipped a beat: the last one is still running")
+            return
         self._skipped(event.job_id, list(event.scheduled_run_times))
