@@ -25,6 +25,7 @@ from tuibot.tui.decisions import DecisionCommands
 from tuibot.tui.looks import LookCommands
 from tuibot.tui.messages import EngineEvent, EngineReady, OpenChat, StreamBatch
 from tuibot.tui.runner import worker_runner
+from tuibot.tui.scheduled import start_scheduled_work
 from tuibot.tui.sessions import SessionState
 from tuibot.tui.startup import build_engine, check_health, warm_sdk
 from tuibot.tui.widgets.approvals import ApprovalsPane
@@ -107,6 +108,7 @@ class TuibotApp(ChatCommands, WorkCommands, DecisionCommands, LookCommands, App[
         ),
         Binding("f7", "grants", "Grants", id="grants", show=False, priority=True),
         Binding("f8", "maximize_pane", "Zoom pane", id="zoom", show=False, priority=True),
+        Binding("f9", "jobs", "Jobs", id="jobs", show=False, priority=True),
     ]
     """Every app-wide binding; each ``id`` can be rebound under ``[tui.keys]``."""
 
@@ -193,7 +195,6 @@ class TuibotApp(ChatCommands, WorkCommands, DecisionCommands, LookCommands, App[
     async def start_engine(self) -> None:
         """Build the engine, load plugins, recover work, then check the server."""
         from tuibot.settings import ConfigError
-        from tuibot.store.jsonl import StorageError
 
         try:
             engine = await build_engine(
@@ -205,13 +206,10 @@ class TuibotApp(ChatCommands, WorkCommands, DecisionCommands, LookCommands, App[
         self.bridge = EngineBridge(engine.events, self.post_message)
         engine.load_tools()
         engine.start_reloader()
-        # Work cut off by the last exit: tasks back to "todo", delegations paused (restart).
-        # TODO(#6): only under the single-instance lock.
-        try:
-            engine.recover_tasks()
-            engine.delegations.recover()
-        except StorageError as error:  # the app still opens; the problem is on screen
-            self.notify(f"Could not recover earlier work: {error}", severity="error")
+        # Under the single-instance lock only: recover work cut off by the last exit, run
+        # jobs and the heartbeat (else another tuibot does, and this says which).
+        for severity, text in start_scheduled_work(engine):
+            self.notify(text, severity=severity, markup=False, timeout=10)
         self.engine = engine
         self.post_message(EngineReady(engine))
         await warm_sdk()
@@ -371,6 +369,12 @@ class TuibotApp(ChatCommands, WorkCommands, DecisionCommands, LookCommands, App[
 
         if self.engine is not None:
             self.push_screen(GrantsScreen(self.engine.approvals))
+
+    def action_jobs(self) -> None:
+        from tuibot.tui.screens.jobs import JobsScreen
+
+        if self.engine is not None:
+            self.push_screen(JobsScreen(self.engine))
 
     def action_interrupt(self) -> None:
         """Ctrl+C: copy a selection, else stop the running turn, else say how to quit."""

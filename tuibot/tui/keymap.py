@@ -61,6 +61,7 @@ PALETTE_TITLES = {
     "focus_tools": "Focus tool log",
     "grants": "Grants",
     "zoom": "Zoom pane",
+    "jobs": "Scheduled jobs",
 }
 """Binding id → the command palette's title for it (the binding's description otherwise)."""
 

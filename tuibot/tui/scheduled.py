@@ -1,0 +1,77 @@
+"""Scheduled work in the app: run it here when no other tuibot does, else say who does.
+
+Only the process holding the single-instance lock recovers work cut off by the last exit
+and runs jobs and the heartbeat (see :mod:`tuibot.instance`). An app started while a
+headless tuibot runs leaves all of that to it, says so, and can take over: the headless
+process is asked to stop (it leaves its open work recorded, as at any exit), and this app
+then recovers that work — a run waiting for a person becomes a request in this app's
+approvals queue — and runs the jobs itself.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from tuibot.engine import Engine
+    from tuibot.instance import Holder
+
+Severity = Literal["information", "warning", "error"]
+TAKE_OVER_SECONDS = 20.0
+"""How long taking over waits for the other process to stop and free the lock."""
+
+
+def start_scheduled_work(engine: Engine) -> list[tuple[Severity, str]]:
+    """Claim the lock and, when it is ours, recover earlier work and start the jobs.
+
+    Returns what the person should be told (nothing when all went as usual).
+    """
+    holder = engine.claim_instance("tui")
+    if holder is not None:
+        return [("warning", elsewhere(holder))]
+    return _run_here(engine)
+
+
+def elsewhere(holder: Holder) -> str:
+    """The message for an app that does not run scheduled work."""
+    return (
+        f"{holder.describe()} runs the scheduled jobs and the heartbeat for this data "
+        "folder, and holds their approval requests; this window runs none of them. "
+        "To answer them here, open the jobs screen (f9) and press t to take over."
+    )
+
+
+def _run_here(engine: Engine) -> list[tuple[Severity, str]]:
+    from tuibot.store.jsonl import StorageError
+
+    said: list[tuple[Severity, str]] = []
+    try:  # work cut off by the last exit: tasks back to "todo", delegations paused
+        engine.recover_tasks()
+        engine.delegations.recover()
+    except StorageError as error:  # the app still opens; the problem is on screen
+        said.append(("error", f"Could not recover earlier work: {error}"))
+    if engine.settings.jobs.enabled:
+        engine.start_jobs()
+    return said
+
+
+async def take_over(engine: Engine, holder: Holder) -> list[tuple[Severity, str]]:
+    """Stop the process that runs scheduled work, then run it here."""
+    import psutil
+
+    if holder.alive():
+        try:
+            psutil.Process(holder.pid).terminate()
+        except psutil.Error as error:
+            return [("error", f"Could not stop {holder.describe()}: {error}")]
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + TAKE_OVER_SECONDS
+    while (still := engine.claim_instance("tui")) is not None:
+        if loop.time() > deadline:
+            return [("error", f"{still.describe()} did not stop; nothing was taken over")]
+        await asyncio.sleep(0.1)
+    return [
+        ("information", "Scheduled jobs and the heartbeat now run in this window."),
+        *_run_here(engine),
+    ]
