@@ -1,15 +1,17 @@
-"""Keep Python's full garbage collections from stalling the screen while text streams.
+"""Keep Python's full garbage collections from stalling the screen while the app is busy.
 
-A Textual app holds hundreds of thousands of objects (every rendered line is a Strip with
-its caches), and a full collection walks all of them: 300-500 ms on a slow machine, long
-enough to freeze a streaming answer several times. While an answer streams, the objects
-already alive are moved out of the collector's way (``gc.freeze``, which costs nothing);
-young objects are still collected as usual, but the oldest generation (whose collection
-walks everything that survived since the last freeze: 20-50 ms here, several times a
-minute) waits. A few seconds after the last answer ends
-(or when another chat is opened), they are handed back, so garbage among them is freed
-while nothing is streaming. Textual does the same for smooth scrolling
-(``App.PAUSE_GC_ON_SCROLL``).
+A Textual app holds hundreds of thousands of objects (modules, widgets, every rendered
+line with its caches), and a full collection walks all of them: 100-300 ms on a slow
+machine, long enough to freeze a streaming answer or a scroll through a long chat.
+
+So the objects that live long are kept out of the collector's way (``gc.freeze``,
+which costs nothing): everything alive once the app has started, and, while it is busy
+(an answer streams, history blocks are drawn), everything alive when that began. Young
+objects are still collected as usual, but the oldest generation waits while busy. A few
+seconds after the last busy spell, the frozen objects are handed back, collected once
+(garbage among them is freed while nothing moves) and what survives is frozen again, so
+later full collections only walk what is new. Textual pauses the collector in the same
+spirit for smooth scrolling (``App.PAUSE_GC_ON_SCROLL``).
 """
 
 from __future__ import annotations
@@ -18,24 +20,31 @@ import gc
 from collections.abc import Callable
 
 RELEASE_AFTER_S = 3.0
-"""Seconds of no streaming before frozen objects go back to the collector."""
+"""Seconds of nothing busy before frozen objects are collected once and frozen again."""
 QUIET_THRESHOLD_2 = 1_000_000
-"""The oldest generation's threshold while streaming: in effect, no full collections."""
+"""The oldest generation's threshold while busy: in effect, no full collections."""
 
 
 class GcQuiet:
-    """Counts streaming answers; freezes the heap while any streams."""
+    """Counts busy spells (streaming answers, history drawing); quiet while any runs."""
 
     def __init__(self) -> None:
-        self.streaming = 0
-        """Answers streaming now."""
+        self.busy = 0
+        """Busy spells running now."""
         self.frozen = False
         """Objects are held out of the collector."""
         self._threshold: tuple[int, int, int] | None = None
-        """The collector's thresholds before streaming began (restored on release)."""
+        """The collector's thresholds before the busy spell began (restored on release)."""
+        self._spells = 0
+        """Busy spells ended so far: a release waits for the last one's delay."""
+
+    def settle(self) -> None:
+        """Freeze what is alive now (the app has started): later collections skip it."""
+        gc.freeze()
+        self.frozen = True
 
     def hold(self) -> None:
-        """An answer started streaming, or settled more blocks: freeze what is alive."""
+        """Something busy started, or made more long-lived objects: freeze what is alive."""
         gc.freeze()
         self.frozen = True
         if self._threshold is None:
@@ -44,28 +53,31 @@ class GcQuiet:
             gc.set_threshold(young, middle, QUIET_THRESHOLD_2)
 
     def start(self) -> None:
-        """An answer starts streaming."""
-        self.streaming += 1
+        """A busy spell starts (an answer streams, history blocks are drawn)."""
+        self.busy += 1
         self.hold()
 
     def stop(self, later: Callable[[float, Callable[[], None]], object]) -> None:
-        """An answer ended; ``later(delay, callback)`` schedules the release."""
-        self.streaming = max(0, self.streaming - 1)
-        if not self.streaming:
-            later(RELEASE_AFTER_S, self._idle)
+        """A busy spell ended; ``later(delay, callback)`` schedules the release."""
+        self.busy = max(0, self.busy - 1)
+        self._spells += 1
+        if not self.busy:
+            spell = self._spells
+            later(RELEASE_AFTER_S, lambda: self._idle(spell))
 
-    def _idle(self) -> None:
-        if not self.streaming:
+    def _idle(self, spell: int) -> None:
+        if spell == self._spells:  # nothing was busy since that spell ended
             self.release()
 
     def release(self) -> None:
-        """Give every frozen object back to the collector (when nothing streams)."""
-        if self.frozen and not self.streaming:
-            gc.unfreeze()
-            self.frozen = False
-            if self._threshold is not None:
-                gc.set_threshold(*self._threshold)
-                self._threshold = None
+        """Collect everything once (nothing is busy) and freeze what survives again."""
+        if self.busy or self._threshold is None:
+            return
+        gc.unfreeze()
+        gc.set_threshold(*self._threshold)
+        self._threshold = None
+        gc.collect()
+        gc.freeze()
 
 
 GC_QUIET = GcQuiet()
