@@ -22,7 +22,7 @@ from tui_helpers import SIZE, make_app, ready, until
 from tuibot.tui.app import TuibotApp
 from tuibot.tui.widgets.answer import AnswerView
 from tuibot.tui.widgets.blocks import MarkLine, NoticeBlock, ReasoningBlock, UserMessage
-from tuibot.tui.widgets.conversation import PAGE, Conversation
+from tuibot.tui.widgets.conversation import Conversation
 from tuibot.tui.widgets.frozen import FrozenChunk, render_off_screen
 from tuibot.tui.widgets.mdsplit import BlockSplitter, cuts_are_safe, split_settled
 from tuibot.tui.widgets.tail import LiveTail
@@ -180,7 +180,7 @@ async def test_the_tail_updates_in_place_and_matches_markdown() -> None:
 
 
 def _blocks(app: TuibotApp) -> list[Widget]:
-    return list(app.conversation.query_one(".blocks").children)
+    return app.conversation.blocks
 
 
 def _of(app: TuibotApp, kind: type[W]) -> list[W]:
@@ -220,15 +220,15 @@ async def test_a_turn_streams_reasoning_tool_calls_and_the_answer(server: Script
         app.action_new_chat()
         await until(pilot, lambda: not _blocks(app))
         app.open_chat(chat)
-        await until(pilot, lambda: bool(_of(app, AnswerView)))
-        kinds = [type(block).__name__ for block in _blocks(app)]
-        assert kinds == ["UserMessage", "ToolCallRow", "ReasoningBlock", "AnswerView"]
-        [row] = _of(app, ToolCallRow)
-        assert row.status == "ok" and row.expanded, "history rows follow the toggle"
-        [reasoning] = _of(app, ReasoningBlock)
-        assert reasoning.expanded and reasoning.text == "Let me look at the folder first."
-        [answer] = _of(app, AnswerView)
-        assert answer.source == REPLY
+        history = app.conversation.history
+        await until(pilot, lambda: bool(history.entries) and not history.missing)
+        assert not _blocks(app), "a reopened chat is all history: no widget per block"
+        kinds = [entry.kind for entry in history.entries]
+        assert kinds == ["user", "tool", "reasoning", "answer"]
+        shown = "\n".join(history.text_of_rows(0, history.size.height))
+        assert "What is here?" in shown and "There are two folders:" in shown
+        assert "✓ ok" in shown and '"path": "."' in shown, "history rows follow the toggle"
+        assert "Let me look at the folder first." in shown
 
 
 async def test_an_interrupted_answer_is_marked(server: ScriptedServer) -> None:
@@ -280,64 +280,6 @@ async def test_a_delegation_result_is_shown_as_a_notice(server: ScriptedServer) 
         await until(pilot, lambda: any("Good news" in a.text for a in _of(app, AnswerView)))
 
 
-def _long_history(count: int) -> list[dict[str, Any]]:
-    messages: list[dict[str, Any]] = []
-    for i in range(count // 2):
-        messages.append({"role": "user", "content": f"Question {i}?"})
-        messages.append({"role": "assistant", "content": f"Answer **{i}**."})
-    return messages
-
-
-def _stored_chat(app: TuibotApp, title: str, count: int) -> str:
-    """A chat of ``count`` stored messages, written through the engine's store."""
-    engine = app.engine
-    assert engine is not None
-    chat = engine.chats.create(title=title).id
-    engine.chats.append(chat, _long_history(count))
-    return chat
-
-
-async def test_a_long_chat_opens_with_its_tail_and_loads_more_upwards(
-    server: ScriptedServer,
-) -> None:
-    app = make_app(server)
-    async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot)
-        chat = _stored_chat(app, "long", 5000)
-        app.open_chat(chat)
-        conversation = app.conversation
-        await until(pilot, lambda: len(_blocks(app)) == PAGE)
-        assert conversation.earlier == 5000 - PAGE
-        last = _of(app, AnswerView)[-1]
-        await until(pilot, lambda: last.source == "Answer **2499**.")
-
-        top = _blocks(app)[0]
-        await pilot.pause(0.2)
-        conversation.scroll_home(animate=False, immediate=True)
-        await until(pilot, lambda: conversation.earlier == 5000 - 2 * PAGE)
-        await pilot.pause(0.2)
-        assert len(_blocks(app)) == 2 * PAGE and _blocks(app)[PAGE] is top
-        view_top = conversation.scroll_y
-        assert top.virtual_region.y >= view_top, "the block read before is still in view"
-        assert conversation.scroll_y > 0, "kept in place, not left at the new top"
-
-
-async def test_the_home_key_builds_the_whole_chat(server: ScriptedServer) -> None:
-    app = make_app(server)
-    async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot)
-        chat = _stored_chat(app, "medium", 3 * PAGE)
-        app.open_chat(chat)
-        conversation = app.conversation
-        await until(pilot, lambda: len(_blocks(app)) == PAGE)
-        conversation.focus()
-        await pilot.press("home")
-        await until(pilot, lambda: conversation.earlier == 0)
-        await until(pilot, lambda: conversation.scroll_y == 0)
-        assert isinstance(_blocks(app)[0], UserMessage)
-        assert _blocks(app)[0].source == "Question 0?"
-
-
 class _Probe(Conversation):
     """Counts nothing; only here so the Conversation type is used in a minimal app."""
 
@@ -347,8 +289,9 @@ async def test_conversation_clears_for_no_chat() -> None:
     app = Frame(conversation)
     async with app.run_test(size=(60, 20)) as pilot:
         conversation.show_chat("c_x", [{"role": "user", "content": "hi"}])
-        await pilot.pause()
-        assert conversation.query(UserMessage)
+        await until(pilot, lambda: not conversation.history.missing)
+        assert "hi" in "".join(conversation.history.text_of_rows(0, 5))
         conversation.show_chat("", [])
         await pilot.pause()
-        assert not conversation.query(UserMessage) and conversation.chat is None
+        assert not conversation.history.entries and conversation.chat is None
+        assert conversation.history.virtual_size.height == 0

@@ -33,6 +33,7 @@ from tuibot.tui.widgets.chat_list import ChatList
 from tuibot.tui.widgets.composer import Composer
 from tuibot.tui.widgets.conversation import Conversation
 from tuibot.tui.widgets.delegation_tree import DelegationTree
+from tuibot.tui.widgets.gc_quiet import GC_QUIET
 from tuibot.tui.widgets.kanban import TaskKanban
 from tuibot.tui.widgets.status_bar import StatusBar
 from tuibot.tui.widgets.tool_log import ToolLog
@@ -213,6 +214,7 @@ class TuibotApp(ChatCommands, WorkCommands, DecisionCommands, LookCommands, App[
         self.engine = engine
         self.post_message(EngineReady(engine))
         await warm_sdk()
+        GC_QUIET.settle()  # what start-up made lives on: later collections skip it
         self.watch_health()
 
     def on_engine_ready(self, message: EngineReady) -> None:
@@ -314,8 +316,13 @@ class TuibotApp(ChatCommands, WorkCommands, DecisionCommands, LookCommands, App[
 
     def on_stream_batch(self, message: StreamBatch) -> None:
         self.session.stream(message)
-        if message.chat == self.current_chat:
-            self.conversation.apply_stream(message)
+        if message.chat != self.current_chat:
+            return
+        try:
+            conversation = self.conversation
+        except NoMatches:  # shutting down: the screen is being torn down
+            return
+        conversation.apply_stream(message)
 
     @on(OpenChat)
     def on_open(self, message: OpenChat) -> None:

@@ -68,7 +68,12 @@ class ChatCommands(_AppBase):
             self.notify(f"Cannot open that chat: {error}", severity="error")
             return
         self.current_chat = chat
-        self.conversation.show_chat(chat, loaded.messages)
+        messages = loaded.messages
+        if loaded.repaired and engine.busy(chat):
+            from tuibot.tui.widgets.history import still_running
+
+            messages = still_running(messages, loaded.repaired)
+        self.conversation.show_chat(chat, messages)
         live = self.session.live.get(chat)
         if live is not None:
             self.conversation.resume_stream(live.turn, "".join(live.text), "".join(live.reasoning))

@@ -1,9 +1,10 @@
 """The centre pane: one chat's messages, streamed answers, reasoning and tool calls.
 
 The view is a bottom-anchored scroll: it follows a streaming answer unless the person
-scrolls up, and follows again once they are back at the bottom. A long chat opens with
-only its last :data:`PAGE` blocks as widgets; earlier blocks are built a page at a time
-when the view nears the top, with the scroll position kept on what the person reads.
+scrolls up, and follows again once they are back at the bottom. What the chat had
+stored when it was opened is one :class:`~tuibot.tui.widgets.history_lines.HistoryLines`
+widget, drawn only near the view, so a chat of thousands of messages opens at once; the
+blocks of turns that run while it is open follow it as widgets.
 
 The app feeds it (see :mod:`tuibot.tui.chats`): ``show_chat`` with the stored history,
 ``apply`` with engine events of the chat shown, ``apply_stream`` with streamed text.
@@ -13,8 +14,11 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, TypeVar
 
+from textual._animator import SimpleAnimation
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
+from textual.geometry import Size
+from textual.layout import DockArrangeResult
 from textual.widget import Widget
 
 from tuibot.events import (
@@ -39,11 +43,11 @@ from tuibot.tui.widgets.blocks import (
     UserMessage,
     interrupted_mark,
 )
-from tuibot.tui.widgets.history import ROUND_LIMIT_MARK, Entry, build, entries_of, stored_of_turn
+from tuibot.tui.widgets.history import ROUND_LIMIT_MARK, entries_of, stored_of_turn
+from tuibot.tui.widgets.history_lines import HistoryLines
+from tuibot.tui.widgets.stage import Stage
 from tuibot.tui.widgets.tool_call import ToolCallRow
 
-PAGE = 50
-"""Blocks built when a chat opens, and per page when scrolling up."""
 NOTICE_MARKS = {"info": "ℹ", "warning": "⚠", "error": "⚠"}
 W = TypeVar("W", bound=Widget)
 
@@ -63,19 +67,22 @@ class Conversation(VerticalScroll):
         Binding("home,ctrl+home", "top", "Top", id="conversation.top", show=False),
         Binding("end,ctrl+end", "bottom", "Bottom", id="conversation.bottom", show=False),
     ]
-    """| Key | Action |\n|---|---|\n| home, ctrl+home | the start of the chat (builds
-    every earlier block) |\n| end, ctrl+end | the end, following new text again |"""
+    """| Key | Action |\n|---|---|\n| home, ctrl+home | the start of the chat |\n|
+    end, ctrl+end | the end, following new text again |"""
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.chat: str | None = None
         """The chat shown, or None before one is opened."""
+        self._stage = Stage()
+        self.history = HistoryLines(self._stage)
+        """What the chat had stored when it was opened."""
         self._body = Vertical(classes="blocks")
-        self._earlier: list[Entry] = []
-        """Blocks of the chat above the built ones."""
+        """Blocks of the turns that ran since."""
+        self._anchor: tuple[int, int] | None = None
+        """The history row at the top of the view (block, rows into it), kept in place
+        while blocks above it are drawn; None while following the end."""
         self._stored: list[dict[str, Any]] = []
-        self._loading = False
-        self._to_top = False
         self._show_reasoning = False
         self._show_tools = False
         self._banner: ProblemBanner | None = None
@@ -91,7 +98,9 @@ class Conversation(VerticalScroll):
         self._approvals: dict[str, tuple[MarkLine, str]] = {}
 
     def compose(self) -> Any:
+        yield self.history
         yield self._body
+        yield self._stage
 
     def on_mount(self) -> None:
         self.anchor()
@@ -100,9 +109,9 @@ class Conversation(VerticalScroll):
     # -- what the app calls ----------------------------------------------------------
 
     @property
-    def earlier(self) -> int:
-        """Blocks of the chat shown that are not built yet (above the top)."""
-        return len(self._earlier)
+    def blocks(self) -> list[Widget]:
+        """The blocks of turns that ran since the chat was opened (after the history)."""
+        return list(self._body.children)
 
     def show_chat(self, chat: str, messages: list[dict[str, Any]]) -> None:
         """Replace what is shown with ``messages`` (records as the chat store loads them)."""
@@ -113,12 +122,13 @@ class Conversation(VerticalScroll):
         self._rows.clear()
         self._approvals.clear()
         entries = entries_of(messages) if chat else []
-        self._earlier, shown = entries[:-PAGE], entries[-PAGE:]
+        self.history.show(entries, reasoning=self._show_reasoning, tools=self._show_tools)
         old = self._body
-        self._body = Vertical(*(self._build(entry) for entry in shown), classes="blocks")
+        self._body = Vertical(classes="blocks")
         old.display = False
         old.remove()
-        self.mount(self._body)
+        self.mount(self._body, after=self.history)
+        self._anchor = None
         self.anchor()
 
     def echo_user(self, text: str) -> None:
@@ -157,12 +167,14 @@ class Conversation(VerticalScroll):
     def set_reasoning_visible(self, visible: bool) -> None:
         """Expand or collapse every reasoning block, including ones added later."""
         self._show_reasoning = visible
+        self.history.set_folds(reasoning=visible, tools=self._show_tools)
         for block in self._body.query(ReasoningBlock):
             block.expanded = visible
 
     def set_tool_output_visible(self, visible: bool) -> None:
         """Expand or collapse every tool call, including ones added later."""
         self._show_tools = visible
+        self.history.set_folds(reasoning=self._show_reasoning, tools=visible)
         for row in self._body.query(ToolCallRow):
             row.expanded = visible
 
@@ -177,6 +189,10 @@ class Conversation(VerticalScroll):
             self._add(self._row(event.call_id, event.name, event.arguments))
         elif isinstance(event, ToolFinished):
             row = self._rows.get(event.call_id)
+            if row is None and self.history.finish_tool(
+                event.call_id, event.ok, event.output, event.duration_s
+            ):
+                return  # a call stored as running when the chat was opened
             if row is None:
                 row = self._add(self._row(event.call_id, event.name, {}))
             row.finish(event.ok, event.output, event.duration_s)
@@ -282,46 +298,59 @@ class Conversation(VerticalScroll):
         self._body.mount(widget)
         return widget
 
-    def _build(self, entry: Entry) -> Widget:
-        widget = build(entry, reasoning=self._show_reasoning, tool_output=self._show_tools)
-        if isinstance(widget, ToolCallRow) and widget.status == "running":
-            self._rows[widget.call_id] = widget  # its result may still arrive
-        return widget
+    # -- scrolling -------------------------------------------------------------------
+
+    @property
+    def following(self) -> bool:
+        """Whether the view keeps to the end as new text arrives."""
+        return self.is_anchored and not self._anchor_released
 
     def _scrolled(self, y: float) -> None:
-        if y < self.size.height and self._earlier and not self._loading:
-            self._loading = True
-            self.run_worker(
-                self._load_page(), name="load earlier", group="conversation", exit_on_error=False
-            )
+        history_top = round(y) - self.history.virtual_region.y
+        self._anchor = None if self.following else self.history.anchor_at(history_top)
+        self._tell_history(round(y))
 
-    async def _load_page(self) -> None:
-        """Build the page above the top, keeping what is on screen where it is."""
-        try:
-            page, self._earlier = self._earlier[-PAGE:], self._earlier[:-PAGE]
-            first = self._body.children[0] if self._body.children else None
-            offset = first.virtual_region.y - self.scroll_y if first is not None else 0
-            await self._body.mount_all([self._build(entry) for entry in page], before=0)
-            self.call_after_refresh(self._keep_position, first, offset)
-        except Exception:
-            self._loading = False
-            raise
+    def on_resize(self) -> None:
+        self._tell_history(round(self.scroll_y))
 
-    def _keep_position(self, first: Widget | None, offset: float) -> None:
-        if self._to_top:
-            self.scroll_home(animate=False, immediate=True)
-        elif first is not None and first.is_attached:
-            self.scroll_to(y=first.virtual_region.y - offset, animate=False, immediate=True)
-        self._loading = False
-        if self._to_top and not self._earlier:
-            self._to_top = False
-        self._scrolled(self.scroll_y)
+    def _tell_history(self, top: int) -> None:
+        """Which rows of the history are in view, with the view's top at ``top``."""
+        self.history.show_rows(top - self.history.virtual_region.y, self.size.height)
+
+    def arrange(self, size: Size, optimal: bool = False) -> DockArrangeResult:
+        """Lay out, then keep the row being read in place if history above it changed."""
+        arrangement = super().arrange(size, optimal)
+        if self.following:  # the compositor puts the view at the end right after this
+            self._tell_history(arrangement.spatial_map.total_region.bottom - size.height)
+        elif self._anchor is not None:
+            wanted = self.history.row_of(self._anchor) + self.history.virtual_region.y
+            shift = wanted - round(self.scroll_y)
+            if shift:
+                self._shift(shift)
+        return arrangement
+
+    def _shift(self, rows: int) -> None:
+        """Move the view by ``rows`` without a frame in between (and any scroll with it)."""
+        self.set_reactive(Widget.scroll_y, self.scroll_y + rows)
+        self.set_reactive(Widget.scroll_target_y, self.scroll_target_y + rows)
+        animation = self.app.animator._animations.get((id(self), "scroll_y"))
+        if isinstance(animation, SimpleAnimation):
+            animation.start_value = float(animation.start_value) + rows  # type: ignore[arg-type]
+            animation.end_value = float(animation.end_value) + rows  # type: ignore[arg-type]
+        self.vertical_scrollbar.position = self.scroll_y
+        self._tell_history(round(self.scroll_y))
+
+    def action_page_up(self) -> None:
+        """A page up, at once: a scroll animation at 50 rows a second would lag behind."""
+        self.scroll_page_up(animate=False)
+
+    def action_page_down(self) -> None:
+        """A page down, at once."""
+        self.scroll_page_down(animate=False)
 
     def action_top(self) -> None:
-        """Go to the start of the chat, building every earlier block on the way."""
-        self._to_top = bool(self._earlier)
+        """Go to the start of the chat."""
         self.scroll_home(animate=False, immediate=True)
-        self._scrolled(self.scroll_y)
 
     def action_bottom(self) -> None:
         """Go to the end and follow new text again."""

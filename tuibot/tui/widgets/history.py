@@ -1,8 +1,8 @@
-"""A stored chat as the conversation draws it: one entry per block, built lazily.
+"""A stored chat as the conversation draws it: one entry per block, drawn lazily.
 
-Turning 5,000 stored messages into entries is cheap (no widgets); only the entries near
-the bottom become widgets when the chat opens, and earlier ones when the person scrolls
-up. The entry kinds match the live blocks, so a reopened chat looks like it did live.
+Turning 5,000 stored messages into entries is cheap (no widgets); an entry is drawn
+only when the person's view comes near it (see :mod:`tuibot.tui.widgets.history_lines`),
+by the same widget a live block uses, so a reopened chat looks like it did live.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from tuibot.tui.widgets.blocks import (
     UserMessage,
     interrupted_mark,
 )
-from tuibot.tui.widgets.tool_call import ToolCallRow
+from tuibot.tui.widgets.tool_call import RESULT_CHARS, ToolCallRow
 
 ROUND_LIMIT_MARK = "⚠ stopped at the round limit for one turn"
 
@@ -40,6 +40,17 @@ class Entry:
     """For tools: running (no result stored yet), ok, error, interrupted.
     For marks: the MarkLine kind."""
     output: str | None = None
+    duration: float | None = None
+    """For tools finished while the chat was open: seconds the call took."""
+
+    @property
+    def foldable(self) -> bool:
+        """Whether the block opens and closes (reasoning, tool calls)."""
+        return self.kind in FOLDABLE
+
+
+FOLDABLE = ("reasoning", "tool")
+"""Entry kinds shown as a line that opens to the whole block."""
 
 
 def text_of(content: object) -> str:
@@ -129,11 +140,47 @@ def build(entry: Entry, *, reasoning: bool, tool_output: bool) -> Widget:
             entry.arguments,
             status=entry.status,
             output=entry.output,
+            duration=entry.duration,
             expanded=tool_output,
         )
     if entry.status == "interrupted":
         return interrupted_mark("interrupted")
     return MarkLine(entry.text, entry.status or "info")
+
+
+def estimate_rows(entry: Entry, width: int, *, expanded: bool) -> int:
+    """A cheap guess at the rows ``entry`` takes at ``width``, its top margin included.
+
+    Blocks not drawn yet count this much; the guess only has to be near, since the
+    view keeps what the person reads in place when a drawn block turns out taller.
+    """
+    inner = max(10, width - 4)
+    if entry.kind in ("user", "notice", "answer"):
+        frame = 2 if entry.kind == "notice" else 0
+        return 2 + frame + len(entry.text) // inner + entry.text.count("\n")
+    if not expanded or entry.kind == "mark":
+        return 2
+    if entry.kind == "reasoning":
+        return 2 + len(entry.text) // inner + entry.text.count("\n") + 1
+    shown = str(entry.arguments) + (entry.output or "")[:RESULT_CHARS]
+    return 4 + len(entry.arguments) + len(shown) // inner + shown.count("\n") + 2
+
+
+def still_running(messages: list[dict[str, Any]], repaired: int) -> list[dict[str, Any]]:
+    """``messages`` of a chat whose turn runs now, its unanswered calls shown as running.
+
+    Loading marks tool calls without a result as interrupted (in memory, for a read-only
+    load), which is right after a crash but not while the turn is still running: those
+    marks sit at the end, and are dropped here so the calls show as running until their
+    results arrive.
+    """
+    end = len(messages)
+    while repaired and end and messages[end - 1].get("status") == "interrupted":
+        if messages[end - 1].get("role") != "tool":
+            break
+        end -= 1
+        repaired -= 1
+    return messages[:end]
 
 
 def stored_of_turn(messages: Sequence[dict[str, Any]], turn: str) -> tuple[str, str]:

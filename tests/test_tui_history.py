@@ -1,0 +1,285 @@
+"""Stored history drawn as lines: where blocks sit, how they look, long chats.
+
+Three layers: the row map as plain data; a conversation in a minimal app, drawn cell by
+cell against the live widgets; the real app over the scripted server with long chats.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from scripted_server import ScriptedServer
+from test_tui_approvals import exec_responder
+from textual.app import App, ComposeResult
+from textual.widget import Widget
+from tui_helpers import SIZE, make_app, ready, until
+
+from tuibot.approvals import Decision
+from tuibot.tui.app import TuibotApp
+from tuibot.tui.widgets import history_lines
+from tuibot.tui.widgets.conversation import Conversation
+from tuibot.tui.widgets.frozen import render_off_screen
+from tuibot.tui.widgets.history import build, entries_of
+from tuibot.tui.widgets.history_lines import HistoryLines
+from tuibot.tui.widgets.rowmap import RowMap
+from tuibot.tui.widgets.tool_call import ToolCallRow
+
+# -- the row map ------------------------------------------------------------------------
+
+
+def test_the_row_map_finds_blocks_by_row_and_rows_by_block() -> None:
+    rows = RowMap([2, 5, 1])
+    assert rows.total == 8
+    assert [rows.at(y) for y in range(8)] == [0, 0, 1, 1, 1, 1, 1, 2]
+    assert rows.at(-3) == 0 and rows.at(99) == 2, "clamped to the first and last block"
+    assert [rows.start(i) for i in range(4)] == [0, 2, 7, 8]
+    assert list(rows.span(1, 3)) == [0, 1] and list(rows.span(3, 3)) == []
+    assert rows.set(1, 9, measured=True) == 4 and rows.measured(1) and not rows.measured(0)
+    assert rows.total == 12 and rows.start(2) == 11 and rows.at(10) == 1
+    rows.forget_measures()
+    assert not rows.measured(1) and rows.height(1) == 9, "the value stays as an estimate"
+    assert RowMap().at(0) == -1 and RowMap().total == 0
+
+
+# -- how history looks ------------------------------------------------------------------
+
+ANSWER = (
+    "# Plan\n\nSome **bold** text and `code`.\n\n"
+    + "\n".join(f"{i}. step {i} of the plan" for i in range(1, 8))
+    + "\n\n> quoted\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n```python\nx = compute(1)\n```\n"
+)
+
+
+def _call(call_id: str, name: str, arguments: str) -> dict[str, Any]:
+    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
+
+
+def _turn(n: int, *, answer: str = "", result: bool = True) -> list[dict[str, Any]]:
+    """A stored turn: a question, reasoning with a tool call, its result, an answer."""
+    call = _call(f"call_{n}", "list_dir", f'{{"path": "dir{n}"}}')
+    messages: list[dict[str, Any]] = [
+        {"role": "user", "content": f"Question {n}?"},
+        {"role": "assistant", "content": None, "reasoning": f"Think {n}.", "tool_calls": [call]},
+    ]
+    if result:
+        messages.append({"role": "tool", "tool_call_id": f"call_{n}", "content": f"f{n}.md"})
+        messages.append({"role": "assistant", "content": answer or f"Answer **{n}**."})
+    return messages
+
+
+def _mixed() -> list[dict[str, Any]]:
+    bad = _call("call_x", "read_file", '{"path": "x"}')
+    return [
+        *_turn(1, answer=ANSWER),
+        {"role": "assistant", "content": None, "tool_calls": [bad]},
+        {"role": "tool", "tool_call_id": "call_x", "content": "Error: no such file"},
+        {"role": "user", "content": "[tuibot] A result arrived.", "notice": True},
+        {"role": "assistant", "content": "Half an ans", "status": "interrupted"},
+        {"role": "assistant", "content": "Stopped.", "status": "round_limit"},
+    ]
+
+
+class Frame(App[None]):
+    """A conversation alone, as the app holds it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.conversation = Conversation()
+
+    def compose(self) -> ComposeResult:
+        yield self.conversation
+
+
+def _cells(widget: Widget) -> list[list[Any]]:
+    return [list(strip) for strip in render_off_screen(widget) or []]
+
+
+def _shown(history: HistoryLines) -> str:
+    """The text of every drawn row of the history."""
+    return "\n".join(history.text_of_rows(0, history.size.height))
+
+
+@pytest.mark.parametrize("folds", [False, True])
+async def test_history_is_drawn_cell_for_cell_like_the_live_blocks(folds: bool) -> None:
+    app = Frame()
+    async with app.run_test(size=(90, 160)) as pilot:
+        conversation = app.conversation
+        conversation.set_reasoning_visible(folds)
+        conversation.set_tool_output_visible(folds)
+        conversation.show_chat("c_1", _mixed())
+        history = conversation.history
+        await until(pilot, lambda: history.idle and not history.missing)
+        drawn = _cells(conversation)
+        assert "step 7 of the plan" in _shown(history)
+
+        conversation.show_chat("c_1", [])
+        entries = entries_of(_mixed())
+        widgets = [build(e, reasoning=folds, tool_output=folds) for e in entries]
+        await conversation._body.mount_all(widgets)
+        await pilot.pause(0.5)
+        assert drawn == _cells(conversation), "the same cells as the blocks as widgets"
+
+
+# -- long chats in the real app ---------------------------------------------------------
+
+
+def _long_chat(app: TuibotApp, turns: int, **kwargs: Any) -> str:
+    engine = app.engine
+    assert engine is not None
+    chat = engine.chats.create(title="long").id
+    engine.chats.append(chat, [m for n in range(turns) for m in _turn(n, **kwargs)])
+    return chat
+
+
+async def _opened(pilot: Any, app: TuibotApp, chat: str) -> HistoryLines:
+    app.open_chat(chat)
+    history = app.conversation.history
+    await until(pilot, lambda: bool(history.entries) and not history.missing and history.idle)
+    return history
+
+
+async def test_a_long_chat_opens_at_its_end_drawing_only_blocks_near_the_view(
+    server: ScriptedServer,
+) -> None:
+    app = make_app(server)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        history = await _opened(pilot, app, _long_chat(app, 1250))  # 5,000 messages
+        assert len(history.entries) == 5000
+        conversation = app.conversation
+        assert conversation.following and conversation.scroll_y == conversation.max_scroll_y
+        assert "Answer 1249." in _shown(history)
+        drawn = len(history._lines)
+        reach = conversation.size.height * (1 + 2 * history_lines.PREFETCH_SCREENS)
+        assert 0 < drawn <= reach // 2, f"only blocks near the view are drawn, not {drawn}"
+        assert not conversation.blocks, "no widget per stored block"
+
+
+async def test_scrolling_up_keeps_the_block_being_read_in_place(server: ScriptedServer) -> None:
+    long_answer = "\n".join(f"line {i}" for i in range(30))  # estimated short, drawn tall
+    app = make_app(server)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        history = await _opened(pilot, app, _long_chat(app, 300, answer=long_answer))
+        conversation = app.conversation
+        conversation.scroll_to(y=conversation.max_scroll_y // 2, animate=False, immediate=True)
+        await until(pilot, lambda: not history.missing)
+        top = round(conversation.scroll_y)
+        block, offset = history.anchor_at(top)
+        text = history.text_of_rows(top, top + 5)
+        heights = history.size.height
+        await until(pilot, lambda: history.idle, timeout=20)
+        assert history.size.height != heights, "blocks around the view were drawn meanwhile"
+        top = round(conversation.scroll_y)
+        assert history.anchor_at(top) == (block, offset), "the same block, the same row of it"
+        assert history.text_of_rows(top, top + 5) == text
+
+        conversation.focus()
+        await pilot.press("pageup")
+        await until(pilot, lambda: not history.missing)
+        assert round(conversation.scroll_y) < top and not conversation.following
+
+        await pilot.press("home")
+        await until(pilot, lambda: not history.missing)
+        assert conversation.scroll_y == 0 and "Question 0?" in _shown(history)
+        await pilot.press("end")
+        await until(pilot, lambda: not history.missing)
+        assert conversation.following and "line 29" in "\n".join(
+            history.text_of_rows(history.size.height - 10, history.size.height)
+        )
+
+
+async def test_stored_tool_calls_and_reasoning_open_and_close(server: ScriptedServer) -> None:
+    app = make_app(server)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        history = await _opened(pilot, app, _long_chat(app, 3))
+        assert "f2.md" not in _shown(history)
+        history.focus()
+        await pilot.press("up")  # the cursor lands on the last tool call or reasoning
+        assert history.cursor is not None and history.entries[history.cursor].foldable
+        while history.entries[history.cursor].kind != "tool":
+            await pilot.press("up")
+        opened = history.entries[history.cursor]
+        await pilot.press("enter")
+        await until(pilot, lambda: not history.missing)
+        assert f'"path": "{opened.arguments["path"]}"' in _shown(history)
+        await pilot.press("enter")
+        await until(pilot, lambda: not history.missing)
+        assert '"path"' not in _shown(history)
+
+        await pilot.press("ctrl+o")
+        await until(pilot, lambda: not history.missing)
+        assert all(f"f{n}.md" in _shown(history) for n in range(3)), "every result shown"
+        assert "Think 2." not in _shown(history)
+        await pilot.press("ctrl+r")
+        await until(pilot, lambda: not history.missing)
+        assert "Think 2." in _shown(history)
+
+
+async def test_a_click_opens_a_stored_tool_call(server: ScriptedServer) -> None:
+    app = make_app(server)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        history = await _opened(pilot, app, _long_chat(app, 1))
+        [tool] = [i for i, e in enumerate(history.entries) if e.kind == "tool"]
+        row = history._rows.start(tool) + history._gaps[tool]
+        await pilot.click(HistoryLines, offset=(4, row))
+        await until(pilot, lambda: not history.missing)
+        assert history.is_open(tool) and '"path": "dir0"' in _shown(history)
+
+
+async def test_a_call_running_when_the_chat_opens_gets_its_result_in_place(
+    server: ScriptedServer,
+) -> None:
+    server.responder = exec_responder
+    app = make_app(server)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        engine = app.engine
+        assert engine is not None
+        chat = engine.new_chat(title="mid-turn").id
+        await engine.send(chat, "run: echo hi")
+        await until(pilot, lambda: bool(engine.approvals.pending()))  # the turn waits
+        app.open_chat(engine.new_chat().id)
+        history = await _opened(pilot, app, chat)
+        assert "⋯ running" in _shown(history), "not marked interrupted while it runs"
+        [request] = engine.approvals.pending()
+        engine.decide(request.id, Decision(True, "once"))
+        await until(pilot, lambda: "✓ ok" in _shown(history))
+        assert not any(isinstance(b, ToolCallRow) for b in app.conversation.blocks), (
+            "updated in the history, not added below it"
+        )
+
+
+async def test_drawn_lines_are_bounded_however_far_one_scrolls(
+    server: ScriptedServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(history_lines, "CACHED_LINES", 300)
+    app = make_app(server)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        history = await _opened(pilot, app, _long_chat(app, 400))
+        conversation = app.conversation
+        for _ in range(12):
+            conversation.scroll_page_up(animate=False)
+            await until(pilot, lambda: not history.missing)
+        await until(pilot, lambda: history.idle, timeout=20)
+        assert sum(len(lines) for lines in history._lines.values()) <= 300
+        assert not history.missing, "what is in view stays drawn"
+
+
+async def test_a_resized_view_is_drawn_again_at_its_width(server: ScriptedServer) -> None:
+    app = make_app(server)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        history = await _opened(pilot, app, _long_chat(app, 3, answer="word " * 60))
+        wide = history.size.width
+        await pilot.resize_terminal(100, 40)
+        await until(pilot, lambda: history.size.width != wide and not history.missing)
+        await until(pilot, lambda: history.idle)
+        top = round(app.conversation.scroll_y)
+        for y in range(top, top + history.size.height // 2):
+            assert history.render_line(y).cell_length == history.size.width
+        assert "word word" in _shown(history)
