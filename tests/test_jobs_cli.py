@@ -23,10 +23,9 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
 def test_add_list_pause_resume_run_remove(
     hermetic: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code, out, _ = run(
-        capsys, "add", "Summarise my inbox.", "--cron", "0 9 * * 1-5", "--tz", "Europe/Lisbon",
-        "--name", "inbox", "--steps", "5", "--budget", "0.05", "--time", "10m",
-    )
+    schedule = ["--cron", "0 9 * * 1-5", "--tz", "Europe/Lisbon", "--name", "inbox"]
+    limits = ["--steps", "5", "--budget", "0.05", "--time", "10m"]
+    code, out, _ = run(capsys, "add", "Summarise my inbox.", *schedule, *limits)
     assert code == 0 and out.startswith("added job_")
     job_id = out.split()[1].rstrip(":")
     assert "no tuibot runs jobs now" in out

@@ -242,7 +242,8 @@ async def test_run_now_here_and_as_asked_by_another_process(
     await settle(engine, engine.jobs.store.get(job.id).chat or "")
 
     other = JobBook(
-        JobStore(engine.paths.jobs), BotDirectory(engine.settings, engine.paths.bots),
+        JobStore(engine.paths.jobs),
+        BotDirectory(engine.settings, engine.paths.bots),
         engine.settings.jobs,
     )
     _, here = other.run(job.id)  # `tuibot jobs run` in another process
