@@ -49,6 +49,38 @@ def render_with_regions(widget: Widget) -> tuple[list[Strip], dict[Widget, Regio
         return None
 
 
+def render_detached(widget: Widget, width: int, room: int = 10_000) -> list[Strip]:
+    """The lines a mounted ``widget`` draws at ``width``, laid out here, not on screen.
+
+    The widget may sit in a container that is not displayed: its height is what
+    ``height: auto`` gives it at that width (at most ``room``), and it and its children
+    are placed by a compositor of their own. Widgets look their own region up in the
+    screen's map, so for the moment of drawing the places found here are lent to that
+    map, and taken back before anything else can run. Margins are not in the lines.
+    """
+    from textual._compositor import Compositor
+
+    gutter = widget.styles.gutter
+    size = Size(width, room)
+    height = widget.get_content_height(size, size, max(1, width - gutter.width)) + gutter.height
+    if height <= 0:
+        return []
+    compositor = Compositor()
+    compositor.reflow(widget, Size(width, height))
+    screen_map = widget.screen._compositor.full_map  # validated: lookups read this dict
+    placed = {w: where for w, where in compositor.full_map.items() if w not in screen_map}
+    screen_map.update(placed)
+    try:
+        for child, where in placed.items():
+            child._size_updated(
+                where.region.size, where.virtual_size, where.container_size, layout=False
+            )
+        return compositor.render_strips()
+    finally:
+        for child in placed:
+            screen_map.pop(child, None)
+
+
 class FrozenChunk(Widget):
     """Drawn lines of finished Markdown (an answer, or its settled part), as one widget.
 

@@ -41,6 +41,8 @@ log = logging.getLogger("tuibot.tui")
 
 PREFETCH_SCREENS = 2
 """Blocks this many screens above and below the view are drawn ahead of time."""
+AROUND = 4
+"""Rows around the view drawn with it when it has blocks missing (estimates may be off)."""
 PREFETCH_CHARS = 3000
 """Text drawn ahead of time per frame (at least one block), so scrolling never stalls."""
 PREFETCH_PAUSE_S = 1 / 60
@@ -123,6 +125,8 @@ class HistoryLines(Widget, can_focus=True):
         self._calls = {e.call_id: i for i, e in enumerate(entries) if e.kind == "tool"}
         self.cursor = None
         self._reset(keep_heights=False)
+        height = self._view[1]
+        self._view = (max(0, self._rows.total - height), height)  # a chat opens at its end
 
     def show_rows(self, top: int, height: int) -> None:
         """The rows of the history in view now (the conversation scrolled or resized)."""
@@ -346,13 +350,13 @@ class HistoryLines(Widget, can_focus=True):
     def _next_batch(self) -> tuple[list[int], bool]:
         """Blocks in view not drawn yet, or else the nearest ones ahead of the view.
 
-        When any block in view is missing, the blocks half a screen around the view are
+        When any block in view is missing, the blocks a few rows around the view are
         drawn with it: heights are estimates until drawn, so the view may take in more
-        blocks once they are, and one batch is cheaper than several rounds.
+        blocks once they are, and one batch is cheaper than two rounds.
         """
         top, height = self._view
         if any(i not in self._lines for i in self._rows.span(top, top + height)):
-            around = self._rows.span(max(0, top - height // 2), top + height + height // 2)
+            around = self._rows.span(max(0, top - AROUND), top + height + AROUND)
             return [i for i in around if i not in self._lines], True
         reach = PREFETCH_SCREENS * max(height, 1)
         near = self._rows.span(max(0, top - reach), top + height + reach)
@@ -373,7 +377,7 @@ class HistoryLines(Widget, can_focus=True):
             build(self.entries[i], reasoning=self.is_open(i), tool_output=self.is_open(i))
             for i in batch
         ]
-        drawn = await self._stage.draw(widgets)
+        drawn = await self._stage.draw(widgets, width)
         if generation != self._generation or width != self._width:
             return  # the chat, width, theme or a fold changed meanwhile: draw again
         for index, block in zip(batch, drawn, strict=True):

@@ -2,28 +2,22 @@
 
 History is drawn by the very widgets a live block uses (so a reopened chat looks as it
 did live), but a chat of thousands of blocks cannot keep thousands of widgets: each
-costs layout time every frame and garbage-collector time. The stage sits at the end of
-the conversation, so the same CSS and width apply, with no height: blocks mounted there
-are laid out like any other but clipped away, so nothing shows. Once laid out, a
-block's lines are copied and it is removed.
+costs layout time every frame and garbage-collector time. The stage sits inside the
+conversation, so the same CSS applies, and is never displayed: the screen does not lay
+its blocks out or paint them. A block mounted there is laid out on its own at the
+history's width (:func:`~tuibot.tui.widgets.frozen.render_detached`), copied into
+lines, and removed.
 """
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass
 
 from textual.containers import Vertical
-from textual.geometry import Size
 from textual.strip import Strip
 from textual.widget import Widget
 
-from tuibot.tui.widgets.frozen import render_off_screen
-
-ROOM = 10_000
-"""Rows a block may take when its height is measured (far more than any needs)."""
-LAYOUT_TRIES = 20
-"""Screen refreshes to wait for mounted blocks to be laid out (Markdown takes a few)."""
+from tuibot.tui.widgets.frozen import render_detached
 
 
 @dataclass(frozen=True)
@@ -41,20 +35,16 @@ class Stage(Vertical):
     """Mounts blocks out of sight so they can be drawn into lines."""
 
     DEFAULT_CSS = """
-    Stage { height: 0; overflow: hidden; }
+    Stage { display: none; }
     """
 
-    async def draw(self, widgets: list[Widget]) -> list[Drawn]:
-        """Mount ``widgets``, draw each once laid out, and take them away again."""
-        await self.mount_all(widgets)
+    async def draw(self, widgets: list[Widget], width: int) -> list[Drawn]:
+        """Mount ``widgets``, draw each at ``width``, and take them away again."""
+        await self.mount_all(widgets)  # Markdown builds its blocks before this returns
         try:
-            for _ in range(LAYOUT_TRIES):
-                await self._refreshed()
-                if all(_laid_out(widget) for widget in widgets):
-                    break
             return [
                 Drawn(
-                    render_off_screen(widget) or [],
+                    render_detached(widget, width),
                     widget.styles.margin.top,
                     widget.styles.margin.bottom,
                 )
@@ -62,29 +52,3 @@ class Stage(Vertical):
             ]
         finally:
             await self.remove_children(widgets)
-
-    async def _refreshed(self) -> None:
-        """Wait until the screen has been laid out again."""
-        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-
-        def refreshed() -> None:
-            if not done.done():
-                done.set_result(None)
-
-        self.call_after_refresh(refreshed)
-        self.refresh(layout=True)
-        await done
-
-
-def _laid_out(widget: Widget) -> bool:
-    """Whether ``widget`` and everything in it have their size, for what they show now.
-
-    A layout that ran before a block set its content (a fold opened in ``on_mount``)
-    gave it the old height: its content height at its width must match its height.
-    """
-    width, height = widget.outer_size
-    if not width or not all(child.size.width for child in widget.walk_children(Widget)):
-        return False
-    gutter = widget.styles.gutter
-    room = Size(width, ROOM)
-    return widget.get_content_height(room, room, width - gutter.width) + gutter.height == height
