@@ -112,10 +112,12 @@ async def one_run(
     result: dict[str, Any] = {}
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
+        while app.status.health != "ok":  # start-up done: the SDK imported, server checked
+            await asyncio.sleep(0.05)
         engine = app.engine
         chat = engine.chats.create(title="long").id
         engine.chats.append(chat, messages)
-        await pilot.pause(0.3)
+        await pilot.pause(1.0)
         process = psutil.Process()
         rss = process.memory_info().rss
         started = time.perf_counter()

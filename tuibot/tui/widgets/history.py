@@ -8,7 +8,7 @@ by the same widget a live block uses, so a reopened chat looks like it did live.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from textual.widget import Widget
@@ -35,13 +35,23 @@ class Entry:
     text: str = ""
     call_id: str = ""
     name: str = ""
-    arguments: dict[str, Any] = field(default_factory=dict)
+    raw_arguments: object = ""
+    """For tools: the arguments as stored (a JSON string), read when the call is drawn."""
     status: str = ""
     """For tools: running (no result stored yet), ok, error, interrupted.
     For marks: the MarkLine kind."""
     output: str | None = None
     duration: float | None = None
     """For tools finished while the chat was open: seconds the call took."""
+
+    @property
+    def arguments(self) -> dict[str, Any]:
+        """For tools: the arguments, parsed (and repaired) as the agent loop reads them."""
+        from tuibot.agent.calls import parse_arguments  # the agent loop: not before first paint
+
+        raw = self.raw_arguments
+        parsed = parse_arguments(raw) if isinstance(raw, str) else None
+        return parsed.value if parsed and parsed.value is not None else {"_raw": raw}
 
     @property
     def foldable(self) -> bool:
@@ -63,17 +73,13 @@ def text_of(content: object) -> str:
     return ""
 
 
-def _calls(message: dict[str, Any]) -> Iterable[tuple[str, str, dict[str, Any]]]:
-    from tuibot.agent.calls import parse_arguments  # the agent loop: not before first paint
-
+def _calls(message: dict[str, Any]) -> Iterable[tuple[str, str, object]]:
     for call in message.get("tool_calls") or []:
         if not isinstance(call, dict):
             continue
         function = call.get("function") or {}
         raw = function.get("arguments") or ""
-        parsed = parse_arguments(raw) if isinstance(raw, str) else None
-        arguments = parsed.value if parsed and parsed.value is not None else {"_raw": raw}
-        yield str(call.get("id") or ""), str(function.get("name") or "?"), arguments
+        yield str(call.get("id") or ""), str(function.get("name") or "?"), raw
 
 
 def _tool_status(result: dict[str, Any] | None) -> tuple[str, str | None]:
@@ -153,17 +159,26 @@ def estimate_rows(entry: Entry, width: int, *, expanded: bool) -> int:
 
     Blocks not drawn yet count this much; the guess only has to be near, since the
     view keeps what the person reads in place when a drawn block turns out taller.
+    The weights were fitted to drawn answers and messages: a person's text is prose
+    (a single line break does not break the line), an answer's line breaks are mostly
+    in code, lists and tables, where they do.
     """
+    text = entry.text
     inner = max(10, width - 4)
-    if entry.kind in ("user", "notice", "answer"):
+    if entry.kind == "answer":
+        rows = 2.7 + 0.63 * len(text) / inner + 0.7 * text.count("\n")
+        rows += 0.8 * text.count("\n\n") + 0.35 * text.count("```") + 0.95 * text.count("\n|")
+        return round(rows)
+    if entry.kind in ("user", "notice"):
         frame = 2 if entry.kind == "notice" else 0
-        return 2 + frame + len(entry.text) // inner + entry.text.count("\n")
+        return round(1.5 + frame + len(text) / inner + 1.5 * text.count("\n\n"))
     if not expanded or entry.kind == "mark":
         return 2
     if entry.kind == "reasoning":
-        return 2 + len(entry.text) // inner + entry.text.count("\n") + 1
-    shown = str(entry.arguments) + (entry.output or "")[:RESULT_CHARS]
-    return 4 + len(entry.arguments) + len(shown) // inner + shown.count("\n") + 2
+        return 3 + len(text) // inner + text.count("\n")
+    arguments = entry.arguments
+    shown = str(arguments) + (entry.output or "")[:RESULT_CHARS]
+    return 6 + len(arguments) + len(shown) // inner + shown.count("\n")
 
 
 def still_running(messages: list[dict[str, Any]], repaired: int) -> list[dict[str, Any]]:
