@@ -68,6 +68,7 @@ def test_results_to_a_chat_and_a_missing_chat(
         (["--cron", "0 9 * * 8"], "bad day of week '8'"),
         (["--cron", "0 9 * *"], "5 fields"),
         (["--cron", "0 9 * * *", "--tz", "Atlantis/Capital"], "unknown time zone"),
+        (["--at", "+20m", "--tz", "Atlantis/Capital"], "unknown time zone"),
         (["--every", "5s"], "between 60 s"),
         (["--at", "2001-01-01T09:00"], "already passed"),
         (["--every", "1h", "--bot", "Nobody"], "Nobody"),

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
 from tuibot.delegation.records import Limits
 from tuibot.jobs.records import Job
-from tuibot.jobs.schedule import cron, every
+from tuibot.jobs.schedule import Schedule, cron, every
 from tuibot.jobs.store import JobNotFound, JobStore, JobStoreError
 
 
@@ -91,3 +92,18 @@ def test_unknown_and_ambiguous_ids_list_the_choices(tmp_path: Path) -> None:
         store.get("job_ffffffff")
     store.change("job_0000000a", lambda _: None)
     assert [j.id for j in store.all()] == ["job_0000000b"]
+
+
+def test_a_job_that_would_not_read_back_is_refused_and_the_others_stay_readable(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "jobs.json"
+    store = JobStore(path)
+    store.add(job("job_0000000a"))
+    before = path.read_text(encoding="utf-8")
+    when = datetime(2030, 1, 1, 9, tzinfo=UTC)
+    unreadable = job("job_0000000b", schedule=Schedule("at", "Atlantis/Capital", at=when))
+    with pytest.raises(JobStoreError, match=r"cannot be read back: .*Atlantis/Capital"):
+        store.add(unreadable)
+    assert path.read_text(encoding="utf-8") == before
+    assert [j.id for j in JobStore(path).all()] == ["job_0000000a"]

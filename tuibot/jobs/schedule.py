@@ -168,6 +168,7 @@ def parse_schedule(
         if tz.strip():
             raise ScheduleError("every counts seconds; a time zone means nothing to it")
         return every(parse_duration(every_))
+    zone(zone_name)  # also for ``at +20m``, which reads no time in it but keeps its name
     if cron_:
         return cron(cron_, zone_name)
     return Schedule("at", zone_name, at=parse_at(at, zone_name, now))

@@ -14,7 +14,7 @@ The guarantees, as for ``grants.json`` (see :mod:`tuibot.grants`):
   :class:`JobStoreError` naming the file and the problem, and is never overwritten.
 - Every change re-reads the file under a lock file, applies itself to what is there (by
   job id, so two processes changing different jobs, or different fields, keep both) and
-  replaces the file atomically.
+  replaces the file atomically, and only when what it would write reads back.
 - :meth:`JobStore.changed` tells a running scheduler that another process wrote the file.
 """
 
@@ -198,8 +198,10 @@ class JobStore:
             self._document, self._stamp = document.copy(), stamp
             if not change(document):
                 return
+            data = _encode(document)
+            self._check_readable(data)
             try:
-                atomic_write(self.path, _encode(document), new_mode=_FILE_MODE)
+                atomic_write(self.path, data, new_mode=_FILE_MODE)
             except OSError as exc:
                 raise self._oserror("write jobs to", exc) from exc
             self._document = document
@@ -207,6 +209,16 @@ class JobStore:
                 self._stamp = self._current_stamp()
             except JobStoreError:
                 self._stamp = None
+
+    def _check_readable(self, data: bytes) -> None:
+        """Refuse to write what this tuibot could not read back: one malformed job makes
+        the whole file unreadable, which stops every job and every ``tuibot jobs`` command
+        until someone edits it by hand."""
+        try:
+            self._parse(data)
+        except JobStoreError as exc:
+            reason = f"the change would leave a file that cannot be read back: {exc.reason}"
+            raise self._refused(reason, "write jobs") from exc
 
     @contextmanager
     def _file_lock(self) -> Iterator[None]:
