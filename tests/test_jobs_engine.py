@@ -6,6 +6,7 @@ when. Waiting uses ``until`` (a condition with a generous timeout), never a dura
 
 from __future__ import annotations
 
+import asyncio
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -116,6 +117,24 @@ async def test_after_a_sleep_missed_runs_coalesce_into_one_run_that_says_so(
     assert "5m late" in first_input and "stands for 6 runs" in first_input
     run = engine.jobs.store.get(job.id).last_run
     assert run is not None and run.coalesced == 6 and run.late == 300
+    await engine.close()
+
+
+async def test_a_run_due_while_the_machine_slept_starts_soon_after_it_wakes(
+    server: ScriptedServer, clock: FakeClock
+) -> None:
+    engine = make_engine(server, clock)
+    Script(server, RULES)
+    job = add_job(engine, every_minutes(5))
+    work = start(engine, clock)
+    work.scheduler.poll_seconds = 0.02  # before the poll's first wait: a fast test
+    await asyncio.sleep(0.1)
+    # A sleep: the wall clock moves on, the loop's monotonic clock (APScheduler's timer)
+    # does not. Nobody calls wake(): the scheduler has to notice by itself.
+    clock.jump(minutes=6)
+    await until(lambda: last_status(engine, job.id) == "completed")
+    run = engine.jobs.store.get(job.id).last_run
+    assert run is not None and run.due == datetime(2026, 3, 6, 8, 5, tzinfo=UTC).timestamp()
     await engine.close()
 
 

@@ -12,6 +12,8 @@ Why these settings, job by job:
 - What was due while tuibot was off is not lost: each job's ``since`` (the last due time
   dealt with) is in the file, and the first run after it is registered even when it lies
   in the past, so it goes through the same coalescing and grace as a sleep.
+- After a sleep the scheduler looks for due runs within a poll (seconds), not when its
+  timer on the loop's monotonic clock, which stood still meanwhile, would have fired.
 
 Runs go through :class:`_LoopExecutor`, which starts each as a task in the loop and reads
 the time from the injected :class:`~tuibot.jobs.schedule.Clock` (so tests can simulate a
@@ -40,7 +42,11 @@ log = logging.getLogger("tuibot.jobs")
 HEARTBEAT_ID = "heartbeat"
 """APScheduler's id for the heartbeat (job ids all start with ``job_``)."""
 POLL_SECONDS = 2.0
-"""How often the scheduler checks whether another process changed ``jobs.json``."""
+"""How often the scheduler checks whether another process changed ``jobs.json``, and
+whether the machine slept."""
+JUMP_SECONDS = 1.0
+"""How far the clock may run ahead of the event loop's between two polls before the
+scheduler looks for due runs again (a sleep, or the clock set forward)."""
 MAX_COUNTED = 10_000
 """Due runs counted at most when saying how many one coalesced run stands for."""
 
@@ -112,8 +118,10 @@ class JobScheduler:
         grace: int,
         report: Report,
         skipped: Callable[[str, list[datetime]], None],
+        poll_seconds: float = POLL_SECONDS,
     ) -> None:
         self.store = store
+        self.poll_seconds = poll_seconds
         self.clock = clock
         self._fire_job = fire_job
         self._fire_heartbeat = fire_heartbeat
@@ -255,14 +263,33 @@ class JobScheduler:
         self.run_now(job.id)
 
     async def _poll(self) -> None:
+        loop = asyncio.get_running_loop()
+        last = (self.clock.now(), loop.time())
         while True:
-            await asyncio.sleep(POLL_SECONDS)
+            await asyncio.sleep(self.poll_seconds)
             try:
                 changed = self.store.changed()
             except JobStoreError:
                 changed = True
             if changed:
                 self.sync()
+            last = self._wake_after_jump(last, (self.clock.now(), loop.time()))
+
+    def _wake_after_jump(
+        self, last: tuple[datetime, float], now: tuple[datetime, float]
+    ) -> tuple[datetime, float]:
+        """Look for due runs when the clock ran ahead of the event loop's.
+
+        APScheduler waits for the next due run with ``call_later``, on the loop's monotonic
+        clock, which stands still while the machine sleeps: without this, a run that fell
+        due during a sleep would start only as long after the wake-up as the sleep lasted.
+        Returns ``now``, the reading for the next poll.
+        """
+        ahead = (now[0] - last[0]).total_seconds() - (now[1] - last[1])
+        if ahead > JUMP_SECONDS:
+            log.info("the clock moved %.0f s more than the loop's (a sleep?)", ahead)
+            self.wake()
+        return now
 
     # -- runs ------------------------------------------------------------------------
 
