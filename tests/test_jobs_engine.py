@@ -101,6 +101,25 @@ async def test_a_cron_job_for_weekday_zero_runs_on_sunday(
     await engine.close()
 
 
+async def test_a_job_at_a_time_of_day_runs_once_the_night_the_clocks_go_back(
+    server: ScriptedServer, clock: FakeClock
+) -> None:
+    clock.current = datetime(2026, 10, 25, 0, 0, tzinfo=UTC)  # 02:00 CEST in Berlin
+    engine = make_engine(server, clock)
+    Script(server, RULES)
+    job = add_job(engine, crontab("30 2 * * *", "Europe/Berlin"))
+    start(engine, clock)
+
+    await jump(engine, clock, minutes=31)  # 02:30 CEST
+    await until(lambda: last_status(engine, job.id) == "completed")
+    await jump(engine, clock, hours=1)  # 02:31 CET: 02:30 came round again
+    assert engine.jobs.next_run(job) == datetime(2026, 10, 26, 1, 30, tzinfo=UTC)
+    stored = engine.jobs.store.get(job.id)
+    assert stored.since == datetime(2026, 10, 25, 0, 30, tzinfo=UTC).timestamp()
+    assert len(job_requests(server, "Check the backups")) == 1
+    await engine.close()
+
+
 async def test_after_a_sleep_missed_runs_coalesce_into_one_run_that_says_so(
     server: ScriptedServer, clock: FakeClock
 ) -> None:

@@ -76,6 +76,28 @@ def test_cron_runs_in_its_time_zone_across_daylight_saving() -> None:
     assert (before.astimezone(UTC).hour, after.astimezone(UTC).hour) == (8, 7)  # CET, CEST
 
 
+def test_a_time_of_day_runs_once_the_night_the_clocks_go_back() -> None:
+    # Berlin, 2026-10-25: 03:00 CEST becomes 02:00 CET, so 02:30 happens twice.
+    backup = cron("30 2 * * *", "Europe/Berlin")
+    nights = fires(backup, 3, after=datetime(2026, 10, 23, 12, tzinfo=UTC))
+    assert [n.astimezone(UTC).isoformat() for n in nights] == [
+        "2026-10-24T00:30:00+00:00",
+        "2026-10-25T00:30:00+00:00",  # 02:30 CEST; not again at 02:30 CET an hour later
+        "2026-10-26T01:30:00+00:00",
+    ]
+
+
+def test_an_interval_in_cron_runs_in_both_passes_through_the_repeated_hour() -> None:
+    half_hourly = cron("*/30 * * * *", "Europe/Berlin")
+    times = fires(half_hourly, 4, after=datetime(2026, 10, 24, 23, 50, tzinfo=UTC))
+    assert [t.astimezone(UTC).strftime("%H:%M") for t in times] == [
+        "00:00",
+        "00:30",
+        "01:00",  # 02:00 CET, the second pass: as crontab runs a job whose hour is *
+        "01:30",
+    ]
+
+
 def test_every_counts_from_the_last_due_time() -> None:
     assert fires(every(900), 2) == [FRIDAY + timedelta(minutes=15), FRIDAY + timedelta(minutes=30)]
 

@@ -9,6 +9,9 @@ would make of them as is. Two differences are translated here, explicitly:
 - **Day of month *or* day of week.** When both fields are restricted (neither starts with
   ``*``), crontab fires on a day matching *either*; ``CronTrigger`` wants both. Such an
   expression becomes an ``OrTrigger`` of two cron triggers.
+- **The night clocks go back.** A job at a fixed time of day (neither minute nor hour
+  starts with ``*``) runs once, not in both passes through the repeated hour
+  (:mod:`tuibot.jobs.triggers`).
 
 Every schedule carries its time zone (an IANA name, the machine's zone when none is
 given), so "09:00" stays 09:00 across daylight-saving changes. APScheduler is imported
@@ -279,15 +282,21 @@ def cron_trigger(expression: str, zone_info: Any) -> Any:
     common = {"minute": minute, "hour": hour, "month": month, "timezone": zone_info}
     try:
         if not day.startswith("*") and not weekday.startswith("*"):  # crontab: either day
-            return OrTrigger(
+            trigger: Any = OrTrigger(
                 [
                     CronTrigger(day=day, day_of_week="*", **common),
                     CronTrigger(day="*", day_of_week=days, **common),
                 ]
             )
-        return CronTrigger(day=day, day_of_week=days, **common)
+        else:
+            trigger = CronTrigger(day=day, day_of_week=days, **common)
     except ValueError as error:
         raise ScheduleError(f"bad cron expression {expression!r}: {error}") from error
+    if minute.startswith("*") or hour.startswith("*"):  # about an interval: as it comes
+        return trigger
+    from tuibot.jobs.triggers import OncePerWallTime
+
+    return OncePerWallTime(trigger, zone_info)  # a time of day: once when clocks go back
 
 
 def weekday_names(field: str) -> str:
