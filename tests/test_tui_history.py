@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from rich.segment import Segment
 from scripted_server import ScriptedServer
 from test_tui_approvals import exec_responder
 from textual.app import App, ComposeResult
@@ -22,6 +23,7 @@ from tuibot.tui.widgets.conversation import Conversation
 from tuibot.tui.widgets.frozen import render_off_screen
 from tuibot.tui.widgets.history import build, entries_of
 from tuibot.tui.widgets.history_lines import HistoryLines
+from tuibot.tui.widgets.history_rows import Drawing, HistoryRows
 from tuibot.tui.widgets.rowmap import RowMap
 from tuibot.tui.widgets.tool_call import ToolCallRow
 
@@ -150,7 +152,7 @@ async def test_a_long_chat_opens_at_its_end_drawing_only_blocks_near_the_view(
         conversation = app.conversation
         assert conversation.following and conversation.scroll_y == conversation.max_scroll_y
         assert "Answer 1249." in _shown(history)
-        drawn = len(history._lines)
+        drawn = len(history.rows.drawings)
         reach = conversation.size.height * (1 + 2 * history_lines.PREFETCH_SCREENS)
         assert 0 < drawn <= reach // 2, f"only blocks near the view are drawn, not {drawn}"
         assert not conversation.blocks, "no widget per stored block"
@@ -166,14 +168,13 @@ async def test_scrolling_up_keeps_the_block_being_read_in_place(server: Scripted
         conversation.scroll_to(y=conversation.max_scroll_y // 2, animate=False, immediate=True)
         await until(pilot, lambda: not history.missing)
         top = round(conversation.scroll_y)
-        block, offset = history.anchor_at(top)
         text = history.text_of_rows(top, top + 5)
         heights = history.size.height
         await until(pilot, lambda: history.idle, timeout=20)
         assert history.size.height != heights, "blocks around the view were drawn meanwhile"
+        assert round(conversation.scroll_y) != top, "so the view moved with what it shows"
         top = round(conversation.scroll_y)
-        assert history.anchor_at(top) == (block, offset), "the same block, the same row of it"
-        assert history.text_of_rows(top, top + 5) == text
+        assert history.text_of_rows(top, top + 5) == text, "the same lines at the same rows"
 
         conversation.focus()
         await pilot.press("pageup")
@@ -224,7 +225,7 @@ async def test_a_click_opens_a_stored_tool_call(server: ScriptedServer) -> None:
         await ready(pilot)
         history = await _opened(pilot, app, _long_chat(app, 1))
         [tool] = [i for i, e in enumerate(history.entries) if e.kind == "tool"]
-        row = history._rows.start(tool) + history._gaps[tool]
+        row = history.rows.block_rows(history.rows.unit_of(tool)).start
         await pilot.click(HistoryLines, offset=(4, row))
         await until(pilot, lambda: not history.missing)
         assert history.is_open(tool) and '"path": "dir0"' in _shown(history)
@@ -266,7 +267,7 @@ async def test_drawn_lines_are_bounded_however_far_one_scrolls(
             conversation.scroll_page_up(animate=False)
             await until(pilot, lambda: not history.missing)
         await until(pilot, lambda: history.idle, timeout=20)
-        assert sum(len(lines) for lines in history._lines.values()) <= 300
+        assert sum(len(d.lines) for d in history.rows.drawings.values()) <= 300
         assert not history.missing, "what is in view stays drawn"
 
 
@@ -283,3 +284,57 @@ async def test_a_resized_view_is_drawn_again_at_its_width(server: ScriptedServer
         for y in range(top, top + history.size.height // 2):
             assert history.render_line(y).cell_length == history.size.width
         assert "word word" in _shown(history)
+
+
+# -- the bookkeeping of units, pieces and the held row -----------------------------------
+
+
+def _rows(heights: list[int]) -> HistoryRows:
+    """Units with these estimated heights (a piece is estimated at 3 rows)."""
+    return HistoryRows(
+        len(heights), lambda unit: 3 if unit.piece is not None else heights[unit.entry]
+    )
+
+
+def _drawing(rows: int, *, top: int = 0, bottom: int = 0) -> Drawing:
+    lines = [[Segment(f"row {n}")] for n in range(rows)]
+    return Drawing(lines, 0, top, bottom)
+
+
+def test_the_held_row_follows_its_content_when_units_above_are_drawn_or_cut() -> None:
+    rows = _rows([4, 10, 4, 4])
+    rows.hold(19)  # a row into unit 3 (which starts at 4 + 10 + 4 = 18)
+    rows.store(0, _drawing(7))
+    assert rows.held_row() == 22, "unit 0 grew by 3 rows, so the held content is 3 lower"
+    rows.split(1, ["a", "b", "c", "d"])
+    assert [u.entry for u in rows.units] == [0, 1, 1, 1, 1, 2, 3]
+    assert rows.anchor == (6, 1) and rows.held_row() == 7 + 4 * 3 + 4 + 1
+    assert rows.unit_of(2) == 5 and rows.unit_of(1) == 1
+
+
+def test_holding_a_unit_that_is_cut_keeps_the_row_in_the_piece_it_falls_in() -> None:
+    rows = _rows([10])
+    rows.hold(7)
+    rows.split(0, ["a", "b", "c"])
+    assert rows.anchor == (2, 1) and rows.held_row() == 7
+
+
+def test_a_piece_leaves_out_the_margin_the_piece_above_already_gives() -> None:
+    rows = _rows([10, 2])
+    rows.split(0, ["first", "second"])
+    rows.store(1, _drawing(5, top=1, bottom=1))  # above not drawn yet: its margin assumed
+    assert rows.rows.height(1) == 4 and rows.line_at(3) == [Segment("row 1")]
+    rows.store(0, _drawing(6, top=1, bottom=0))  # its last block has no bottom margin
+    assert rows.rows.height(1) == 5, "nothing to collapse: the piece keeps its margin"
+    assert rows.line_at(6) == [Segment("row 0")]
+
+
+def test_forgetting_far_units_keeps_their_rows_and_bounds_the_lines() -> None:
+    rows = _rows([2] * 10)
+    for index in range(10):
+        rows.store(index, _drawing(5))
+    total = rows.total
+    rows.forget_far(near=9, limit=20)
+    assert sum(len(d.lines) for d in rows.drawings.values()) <= 20
+    assert 9 in rows.drawings and 0 not in rows.drawings, "the furthest go first"
+    assert rows.total == total and rows.line_at(0) is None

@@ -79,9 +79,6 @@ class Conversation(VerticalScroll):
         """What the chat had stored when it was opened."""
         self._body = Vertical(classes="blocks")
         """Blocks of the turns that ran since."""
-        self._anchor: tuple[int, int] | None = None
-        """The history row at the top of the view (block, rows into it), kept in place
-        while blocks above it are drawn; None while following the end."""
         self._stored: list[dict[str, Any]] = []
         self._show_reasoning = False
         self._show_tools = False
@@ -128,7 +125,6 @@ class Conversation(VerticalScroll):
         old.display = False
         old.remove()
         self.mount(self._body, after=self.history)
-        self._anchor = None
         self.anchor()
 
     def echo_user(self, text: str) -> None:
@@ -307,7 +303,7 @@ class Conversation(VerticalScroll):
 
     def _scrolled(self, y: float) -> None:
         history_top = round(y) - self.history.virtual_region.y
-        self._anchor = None if self.following else self.history.anchor_at(history_top)
+        self.history.rows.hold(None if self.following else history_top)
         self._tell_history(round(y))
 
     def on_resize(self) -> None:
@@ -322,9 +318,8 @@ class Conversation(VerticalScroll):
         arrangement = super().arrange(size, optimal)
         if self.following:  # the compositor puts the view at the end right after this
             self._tell_history(arrangement.spatial_map.total_region.bottom - size.height)
-        elif self._anchor is not None:
-            wanted = self.history.row_of(self._anchor) + self.history.virtual_region.y
-            shift = wanted - round(self.scroll_y)
+        elif (held := self.history.rows.held_row()) is not None:
+            shift = held + self.history.virtual_region.y - round(self.scroll_y)
             if shift:
                 self._shift(shift)
         return arrangement

@@ -181,6 +181,40 @@ def estimate_rows(entry: Entry, width: int, *, expanded: bool) -> int:
     return 6 + len(arguments) + len(shown) // inner + shown.count("\n")
 
 
+def answer_pieces(text: str, width: int, rows: int) -> list[str]:
+    """``text`` cut between top-level Markdown blocks into pieces of about ``rows`` rows.
+
+    The cuts come from the Markdown parser itself (where its top-level blocks start),
+    so a piece renders as the same blocks it has in the whole answer. An answer that
+    defines link references is not cut: a definition changes links in blocks before it.
+    """
+    from markdown_it import MarkdownIt
+
+    env: dict[str, object] = {}
+    tokens = MarkdownIt("gfm-like").parse(text, env)
+    if env.get("references"):
+        return [text]
+    starts: list[int] = sorted(
+        {t.map[0] for t in tokens if t.level == 0 and t.map and t.nesting >= 0}
+    )
+    offsets = [0]
+    for text_line in text.splitlines(keepends=True):
+        offsets.append(offsets[-1] + len(text_line))
+    pieces: list[str] = []
+    begin = 0
+    for start in starts[1:]:
+        cut = offsets[min(start, len(offsets) - 1)]
+        if estimate_rows(Entry("answer", text[begin:cut]), width, expanded=False) >= rows:
+            pieces.append(text[begin:cut])
+            begin = cut
+    rest = text[begin:]
+    if pieces and estimate_rows(Entry("answer", rest), width, expanded=False) < rows // 2:
+        pieces[-1] += rest  # too little for a piece of its own
+    else:
+        pieces.append(rest)
+    return pieces
+
+
 def still_running(messages: list[dict[str, Any]], repaired: int) -> list[dict[str, Any]]:
     """``messages`` of a chat whose turn runs now, its unanswered calls shown as running.
 

@@ -6,9 +6,11 @@ each block is drawn (by the same widget a live block uses, on the hidden
 :class:`~tuibot.tui.widgets.stage.Stage`) only when the view comes near it. Painting
 a frame copies cached lines, so scrolling stays cheap however long the chat is.
 
-Blocks not drawn yet have estimated heights (:func:`~tuibot.tui.widgets.history.estimate_rows`).
-When a drawn block turns out taller or shorter, the conversation keeps the block the
-person reads at the same screen row (see ``Conversation.arrange``).
+Blocks not drawn yet have estimated heights (:func:`~tuibot.tui.widgets.history.estimate_rows`);
+an answer taller than a few rows is cut into pieces, so only the part in view is drawn.
+When a drawn block turns out taller or shorter, the conversation keeps the row the
+person reads at the same screen row (see :mod:`~tuibot.tui.widgets.history_rows` and
+``Conversation.arrange``).
 
 Reasoning and tool calls open and close like live ones: a click on one, or the block
 cursor (up/down while the history has focus) and Enter.
@@ -31,10 +33,11 @@ from textual.selection import Selection
 from textual.strip import Strip
 from textual.widget import Widget
 
+from tuibot.tui.widgets.answer import AnswerView
 from tuibot.tui.widgets.blocks import EXPAND_BINDING
 from tuibot.tui.widgets.gc_quiet import GC_QUIET
-from tuibot.tui.widgets.history import Entry, build, estimate_rows
-from tuibot.tui.widgets.rowmap import RowMap
+from tuibot.tui.widgets.history import Entry, answer_pieces, build, estimate_rows
+from tuibot.tui.widgets.history_rows import Drawing, HistoryRows, Line, Unit
 from tuibot.tui.widgets.stage import Stage
 
 log = logging.getLogger("tuibot.tui")
@@ -49,6 +52,8 @@ PREFETCH_PAUSE_S = 1 / 60
 """Rest between two batches of drawing ahead, so frames are painted meanwhile."""
 CACHED_LINES = 12_000
 """Drawn lines kept; blocks furthest from the view are dropped (and drawn again) past it."""
+PIECE_ROWS = 12
+"""An answer estimated taller than this is drawn in pieces of about this many rows."""
 
 
 class HistoryLines(Widget, can_focus=True):
@@ -79,28 +84,23 @@ class HistoryLines(Widget, can_focus=True):
         self._stage = stage
         self.entries: list[Entry] = []
         """The blocks shown, oldest first."""
-        self._rows = RowMap()
-        self._lines: dict[int, list[list[Segment]]] = {}
-        """Drawn blocks: entry index → the segments of its lines (top margin included).
-        Kept as plain lists: a Strip carries seven caches, which the garbage collector
-        would walk for every line of a long chat."""
-        self._gaps: dict[int, int] = {}
-        """Drawn blocks: entry index → rows of top margin in its lines."""
-        self._bottom = 0
-        """Bottom margin of the last block: rows under it that belong to the history."""
+        self.rows = HistoryRows(0, self._estimate)
+        """Units, their rows and drawings, and the row held in place."""
         self._generation = 0
-        """Bumped whenever drawn lines stop being valid (new chat, width, theme, folds)."""
+        """Bumped whenever drawings stop being valid (new chat, width, theme, folds)."""
         self._width = 0
         self._view = (0, 0)
         """Rows of the history in view: top row and how many."""
         self._reasoning = False
         self._tools = False
         self._open: dict[int, bool] = {}
-        """Blocks opened or closed one by one, overriding the app-wide fold."""
+        """Entries opened or closed one by one, overriding the app-wide fold."""
         self._calls: dict[str, int] = {}
         """Tool call id → entry index (a result may still arrive)."""
+        self._whole: set[int] = set()
+        """Answers tried for pieces that cannot be cut (drawn whole)."""
         self.cursor: int | None = None
-        """The reasoning block or tool call the keys act on, while focused."""
+        """The entry (reasoning block or tool call) the keys act on, while focused."""
         self._wake = asyncio.Event()
         self.drawing = False
         """Blocks are being drawn now (in view, or ahead of it)."""
@@ -122,11 +122,15 @@ class HistoryLines(Widget, can_focus=True):
         self.entries = entries
         self._reasoning, self._tools = reasoning, tools
         self._open.clear()
+        self._whole.clear()
         self._calls = {e.call_id: i for i, e in enumerate(entries) if e.kind == "tool"}
         self.cursor = None
-        self._reset(keep_heights=False)
+        self._generation += 1
+        self._width = self.size.width
+        self.rows = HistoryRows(len(entries), self._estimate)
         height = self._view[1]
-        self._view = (max(0, self._rows.total - height), height)  # a chat opens at its end
+        self._view = (max(0, self.rows.total - height), height)  # a chat opens at its end
+        self._changed()
 
     def show_rows(self, top: int, height: int) -> None:
         """The rows of the history in view now (the conversation scrolled or resized)."""
@@ -164,18 +168,6 @@ class HistoryLines(Widget, can_focus=True):
         self._redraw([index])
         return True
 
-    def anchor_at(self, row: int) -> tuple[int, int]:
-        """The block at ``row`` and how far into it ``row`` is (to keep it in place)."""
-        index = self._rows.at(row)
-        return index, (row - self._rows.start(index) if index >= 0 else row)
-
-    def row_of(self, anchor: tuple[int, int]) -> int:
-        """Where the anchored row is now that heights may have changed."""
-        index, offset = anchor
-        if not 0 <= index < len(self._rows):
-            return offset
-        return self._rows.start(index) + offset
-
     @property
     def idle(self) -> bool:
         """Nothing is being drawn and nothing waits to be."""
@@ -183,15 +175,15 @@ class HistoryLines(Widget, can_focus=True):
 
     @property
     def missing(self) -> int:
-        """Blocks in view that are not drawn yet (0 once the view is complete)."""
+        """Units in view that are not drawn yet (0 once the view is complete)."""
         top, height = self._view
-        return sum(1 for i in self._rows.span(top, top + height) if i not in self._lines)
+        drawn = self.rows.drawings
+        return sum(1 for i in self.rows.rows.span(top, top + height) if i not in drawn)
 
-    def is_open(self, index: int) -> bool:
-        """Whether block ``index`` shows its body."""
-        entry = self.entries[index]
-        default = self._reasoning if entry.kind == "reasoning" else self._tools
-        return self._open.get(index, default)
+    def is_open(self, entry: int) -> bool:
+        """Whether entry ``entry`` shows its body."""
+        kind = self.entries[entry].kind
+        return self._open.get(entry, self._reasoning if kind == "reasoning" else self._tools)
 
     def text_of_rows(self, top: int, bottom: int) -> list[str]:
         """The plain text of drawn rows (blank for blocks not drawn yet)."""
@@ -208,26 +200,23 @@ class HistoryLines(Widget, can_focus=True):
 
     def _on_cursor(self, y: int) -> bool:
         """Whether row ``y`` belongs to the block under the cursor (not its margin)."""
-        index = self.cursor
-        if index is None or not self.has_focus or index not in self._lines:
+        if self.cursor is None or not self.has_focus:
             return False
-        start = self._rows.start(index) + self._gaps.get(index, 0)
-        return start <= y < self._rows.start(index) + self._rows.height(index)
+        index = self.rows.unit_of(self.cursor)
+        return index in self.rows.drawings and y in self.rows.block_rows(index)
 
     def _strip_at(self, y: int) -> Strip:
-        index = self._rows.at(y)
-        lines = self._lines.get(index) if index >= 0 else None
-        row = y - self._rows.start(index) if index >= 0 else 0
-        if lines is None or not 0 <= row < len(lines):
+        line = self.rows.line_at(y)
+        if line is None:
             return Strip(self._blank(self.size.width))
-        return Strip(lines[row], self._width)
+        return Strip(line, self._width)
 
-    def _blank(self, width: int) -> list[Segment]:
+    def _blank(self, width: int) -> Line:
         """An empty row, as a margin between blocks is painted."""
         return [Segment(" " * width, Style(bgcolor=self.background_colors[1].rich_color))]
 
     def get_selection(self, selection: Selection) -> tuple[str, str] | None:
-        end = selection.end.y + 1 if selection.end is not None else self._rows.total
+        end = selection.end.y + 1 if selection.end is not None else self.rows.total
         return selection.extract("\n".join(self.text_of_rows(0, end))), "\n"
 
     # -- opening and closing blocks --------------------------------------------------
@@ -236,16 +225,16 @@ class HistoryLines(Widget, can_focus=True):
         offset = event.get_content_offset(self)
         if offset is None or not self.entries:
             return
-        index = self._rows.at(offset.y)
-        if self.entries[index].foldable:
+        entry = self.rows.units[self.rows.rows.at(offset.y)].entry
+        if self.entries[entry].foldable:
             event.stop()
-            self.cursor = index
-            self.toggle(index)
+            self.cursor = entry
+            self.toggle(entry)
 
-    def toggle(self, index: int) -> None:
-        """Open or close block ``index``."""
-        self._open[index] = not self.is_open(index)
-        self._redraw([index])
+    def toggle(self, entry: int) -> None:
+        """Open or close entry ``entry`` (a reasoning block or tool call)."""
+        self._open[entry] = not self.is_open(entry)
+        self._redraw([entry])
 
     def action_toggle_block(self) -> None:
         """Open or close the block under the cursor."""
@@ -257,20 +246,22 @@ class HistoryLines(Widget, can_focus=True):
         """Move the cursor to the next reasoning block or tool call up or down."""
         if self.cursor is None:  # start from the view's edge the cursor moves away from
             top, height = self._view
-            index = self._rows.at(top + height - 1 if step < 0 else top)
+            unit = self.rows.rows.at(top + height - 1 if step < 0 else top)
+            entry = self.rows.units[unit].entry if unit >= 0 else -1
         else:
-            index = self.cursor + step
-        while 0 <= index < len(self.entries) and not self.entries[index].foldable:
-            index += step
-        if not 0 <= index < len(self.entries):
+            entry = self.cursor + step
+        while 0 <= entry < len(self.entries) and not self.entries[entry].foldable:
+            entry += step
+        if not 0 <= entry < len(self.entries):
             raise SkipAction()  # nothing that way: the conversation scrolls instead
-        self.cursor = index
-        self.scroll_to_block(index)
+        self.cursor = entry
+        self.scroll_to_block(entry)
         self.refresh()
 
-    def scroll_to_block(self, index: int) -> None:
-        """Bring block ``index`` into view."""
-        start, height = self._rows.start(index), self._rows.height(index)
+    def scroll_to_block(self, entry: int) -> None:
+        """Bring entry ``entry`` (never cut in pieces) into view."""
+        index = self.rows.unit_of(entry)
+        start, height = self.rows.rows.start(index), self.rows.rows.height(index)
         origin = self.virtual_region.offset
         region = Region(0, start, self.size.width, height).translate(origin)
         parent = self.parent
@@ -286,40 +277,37 @@ class HistoryLines(Widget, can_focus=True):
     # -- drawing ---------------------------------------------------------------------
 
     def _restyled(self) -> None:
-        self._reset(keep_heights=True)
+        self._forget_all()
 
     def on_resize(self, event: events.Resize) -> None:
         if event.size.width != self._width:
-            self._reset(keep_heights=True)
+            self._width = event.size.width
+            self._forget_all()
 
-    def _reset(self, *, keep_heights: bool) -> None:
-        """Drop every drawn line; heights stay as estimates when ``keep_heights``."""
+    def _forget_all(self) -> None:
+        """Every drawing is stale (width, theme): drawn again, heights kept as estimates."""
         self._generation += 1
-        self._lines.clear()
-        self._width = self.size.width
-        if keep_heights and len(self._rows) == len(self.entries):
-            self._rows.forget_measures()
-        else:
-            self._rows = RowMap([self._estimate(i) for i in range(len(self.entries))])
-            self._bottom = 0
-        self._resized()
-        self._wake.set()
+        self.rows.forget_all()
+        self._changed()
 
-    def _redraw(self, indexes: list[int]) -> None:
-        """Blocks whose look changed: drawn again when in or near view."""
-        for index in indexes:
-            self._lines.pop(index, None)
-            self._rows.set(index, self._estimate(index), measured=False)
+    def _redraw(self, entries: list[int]) -> None:
+        """Entries whose look changed (never cut in pieces): drawn again when near view."""
+        for entry in entries:
+            self.rows.forget(self.rows.unit_of(entry))
         self._generation += 1
-        self._resized()
-        self._wake.set()
+        self._changed()
 
-    def _estimate(self, index: int) -> int:
-        return estimate_rows(self.entries[index], self._width, expanded=self.is_open(index))
+    def _estimate(self, unit: Unit) -> int:
+        if unit.piece is not None:
+            return estimate_rows(Entry("answer", unit.piece), self._width, expanded=False)
+        expanded = self.is_open(unit.entry)
+        return estimate_rows(self.entries[unit.entry], self._width, expanded=expanded)
 
-    def _resized(self) -> None:
-        self.styles.height = self._rows.total + self._bottom
+    def _changed(self) -> None:
+        """Rows changed: the widget takes their height, and drawing resumes."""
+        self.styles.height = self.rows.total
         self.refresh()
+        self._wake.set()
 
     async def _draw_loop(self) -> None:
         """Draw the blocks in view, then those near it, a frame's worth at a time."""
@@ -348,55 +336,76 @@ class HistoryLines(Widget, can_focus=True):
                 await asyncio.sleep(PREFETCH_PAUSE_S)
 
     def _next_batch(self) -> tuple[list[int], bool]:
-        """Blocks in view not drawn yet, or else the nearest ones ahead of the view.
+        """Units in view not drawn yet, or else the nearest ones ahead of the view.
 
-        When any block in view is missing, the blocks a few rows around the view are
-        drawn with it: heights are estimates until drawn, so the view may take in more
-        blocks once they are, and one batch is cheaper than two rounds.
+        When any unit in view is missing, those a few rows around the view are drawn
+        with it: heights are estimates until drawn, so the view may take in more units
+        once they are, and one batch is cheaper than two rounds.
         """
         top, height = self._view
-        if any(i not in self._lines for i in self._rows.span(top, top + height)):
-            around = self._rows.span(max(0, top - AROUND), top + height + AROUND)
-            return [i for i in around if i not in self._lines], True
+        drawn, rows = self.rows.drawings, self.rows.rows
+        if any(i not in drawn for i in rows.span(top, top + height)):
+            around = (max(0, top - AROUND), top + height + AROUND)
+            return [i for i in self._cut_answers(*around) if i not in drawn], True
         reach = PREFETCH_SCREENS * max(height, 1)
-        near = self._rows.span(max(0, top - reach), top + height + reach)
-        first = self._rows.at(top)
-        todo = sorted((i for i in near if i not in self._lines), key=lambda i: abs(i - first))
+        near = self._cut_answers(max(0, top - reach), top + height + reach)
+        first = rows.at(top)
+        todo = sorted((i for i in near if i not in drawn), key=lambda i: abs(i - first))
         batch: list[int] = []
         chars = 0
         for index in todo:
-            if batch and chars + len(self.entries[index].text) > PREFETCH_CHARS:
+            size = self._text_size(index)
+            if batch and chars + size > PREFETCH_CHARS:
                 break
             batch.append(index)
-            chars += len(self.entries[index].text)
+            chars += size
         return batch, False
+
+    def _cut_answers(self, top: int, bottom: int) -> range:
+        """The units in rows ``[top, bottom)``, tall undrawn answers among them cut first."""
+        while True:
+            span = self.rows.rows.span(top, bottom)
+            tall = next((i for i in span if self._cuttable(i)), None)
+            if tall is None:
+                return span
+            unit = self.rows.units[tall]
+            pieces = answer_pieces(self.entries[unit.entry].text, self._width, PIECE_ROWS)
+            if len(pieces) < 2:
+                self._whole.add(unit.entry)
+            else:
+                self.rows.split(tall, pieces)
+                self._changed()
+
+    def _cuttable(self, index: int) -> bool:
+        unit = self.rows.units[index]
+        return (
+            unit.piece is None
+            and index not in self.rows.drawings
+            and self.entries[unit.entry].kind == "answer"
+            and unit.entry not in self._whole
+            and self.rows.rows.height(index) > PIECE_ROWS
+        )
+
+    def _text_size(self, index: int) -> int:
+        unit = self.rows.units[index]
+        return len(unit.piece if unit.piece is not None else self.entries[unit.entry].text)
 
     async def _draw(self, batch: list[int]) -> None:
         generation, width = self._generation, self._width
-        widgets = [
-            build(self.entries[i], reasoning=self.is_open(i), tool_output=self.is_open(i))
-            for i in batch
-        ]
+        widgets = [self._widget(self.rows.units[i]) for i in batch]
         drawn = await self._stage.draw(widgets, width)
         if generation != self._generation or width != self._width:
             return  # the chat, width, theme or a fold changed meanwhile: draw again
         for index, block in zip(batch, drawn, strict=True):
             gap = [self._blank(width)] * block.top
-            self._lines[index] = gap + [list(line) for line in block.lines]
-            self._gaps[index] = block.top
-            self._rows.set(index, len(self._lines[index]), measured=True)
-            if index == len(self.entries) - 1:
-                self._bottom = block.bottom
-        self._forget_far()
-        self._resized()
+            lines = gap + [list(line) for line in block.lines]
+            self.rows.store(index, Drawing(lines, block.top, *block.inner))
+        self.rows.forget_far(self.rows.rows.at(self._view[0]), CACHED_LINES)
+        self.styles.height = self.rows.total
+        self.refresh()
 
-    def _forget_far(self) -> None:
-        """Keep at most :data:`CACHED_LINES` drawn lines, dropping the furthest blocks."""
-        if sum(len(lines) for lines in self._lines.values()) <= CACHED_LINES:
-            return
-        first = self._rows.at(self._view[0])
-        kept = 0
-        for index in sorted(self._lines, key=lambda i: abs(i - first)):
-            kept += len(self._lines[index])
-            if kept > CACHED_LINES // 2:
-                del self._lines[index]  # its height stays measured
+    def _widget(self, unit: Unit) -> Widget:
+        if unit.piece is not None:
+            return AnswerView(unit.piece)
+        open_ = self.is_open(unit.entry)
+        return build(self.entries[unit.entry], reasoning=open_, tool_output=open_)

@@ -47,6 +47,12 @@ class RowMap:
             self._starts = None
         return change
 
+    def splice(self, index: int, heights: list[int]) -> None:
+        """Replace block ``index`` by blocks of ``heights`` (estimates): one block cut in parts."""
+        self._heights[index : index + 1] = heights
+        self._measured[index : index + 1] = [False] * len(heights)
+        self._starts = None
+
     def forget_measures(self) -> None:
         """Every height becomes an estimate again (the width changed); values stay."""
         self._measured = [False] * len(self._heights)

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from textual.containers import Vertical
 from textual.strip import Strip
 from textual.widget import Widget
+from textual.widgets import Markdown
 
 from tuibot.tui.widgets.frozen import render_detached
 
@@ -29,6 +30,8 @@ class Drawn:
     """Rows of margin above the block."""
     bottom: int
     """Rows of margin under the block."""
+    inner: tuple[int, int]
+    """Margins of the first and last block inside (a Markdown's), top and bottom."""
 
 
 class Stage(Vertical):
@@ -47,8 +50,19 @@ class Stage(Vertical):
                     render_detached(widget, width),
                     widget.styles.margin.top,
                     widget.styles.margin.bottom,
+                    _inner_margins(widget),
                 )
                 for widget in widgets
             ]
         finally:
             await self.remove_children(widgets)
+
+
+def _inner_margins(widget: Widget) -> tuple[int, int]:
+    """The top margin of the first and the bottom margin of the last Markdown block inside
+    (an answer holds one Markdown, which holds the blocks); (0, 0) for other blocks."""
+    found = widget if isinstance(widget, Markdown) else next(iter(widget.query(Markdown)), None)
+    blocks = found.children if found is not None else []
+    if not blocks:
+        return 0, 0
+    return blocks[0].styles.margin.top, blocks[-1].styles.margin.bottom
