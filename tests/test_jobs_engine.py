@@ -7,6 +7,7 @@ when. Waiting uses ``until`` (a condition with a generous timeout), never a dura
 from __future__ import annotations
 
 import asyncio
+import threading
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -23,7 +24,7 @@ from job_helpers import (
     start,
     stored_jobs,
 )
-from scripted_server import ScriptedServer, text
+from scripted_server import Reply, ScriptedServer, text
 
 from tuibot.events import Notice
 from tuibot.jobs.schedule import parse_schedule
@@ -242,6 +243,32 @@ async def test_a_run_that_raises_is_logged_reported_and_the_next_one_runs(
     assert work.scheduler.running_tasks == 0
     await jump(engine, clock, minutes=5)
     await until(lambda: last_status(engine, job.id) == "completed")
+    await engine.close()
+
+
+async def test_a_job_removed_while_it_runs_still_reports_and_nothing_is_an_error(
+    server: ScriptedServer, clock: FakeClock
+) -> None:
+    answer = threading.Event()
+
+    def slow(body: dict[str, object]) -> Reply:
+        answer.wait(10)
+        return text("Backups fine.")
+
+    engine = make_engine(server, clock)
+    Script(server, [("Check the backups", slow), ("is done.", text("Noted."))])
+    events = Recorder(engine)
+    job = add_job(engine, every_minutes(5))
+    start(engine, clock)
+    await jump(engine, clock, minutes=5)
+    await until(lambda: len(job_requests(server, "Check the backups")) == 1)
+    chat = engine.jobs.store.get(job.id).chat or ""
+
+    engine.jobs.remove(job.id)  # `tuibot jobs remove` while the run works
+    answer.set()
+    await until(lambda: contents(engine, chat, "assistant") == ["Noted."])
+    await settle(engine, chat)
+    assert [n.message for n in events.of(Notice) if n.level == "error"] == []
     await engine.close()
 
 

@@ -25,7 +25,7 @@ from tuibot.delegation.manager import DelegationRefused
 from tuibot.events import DelegationChanged, Event, Notice
 from tuibot.jobs.records import Job, Run, clip
 from tuibot.jobs.schedule import Clock, format_duration, zone
-from tuibot.jobs.store import JobStore, JobStoreError
+from tuibot.jobs.store import JobNotFound, JobStore, JobStoreError
 from tuibot.store.jsonl import StorageError
 
 if TYPE_CHECKING:
@@ -217,6 +217,9 @@ class JobRuns:
         try:
             before = self.store.get(job_id)
             after = self.store.change_if_present(job_id, ended)
+        except JobNotFound:  # removed while it ran: the result reached its chat; no record
+            log.info("job %s was removed; its run %s ended %s", job_id, delegation_id, status)
+            return
         except JobStoreError as error:
             self._notice(
                 "error", f"job {job_id}: the end of run {delegation_id} was not recorded: {error}"
