@@ -94,7 +94,7 @@ import sys, time
 from pathlib import Path
 from tuibot.instance import InstanceLock
 lock = InstanceLock(Path(sys.argv[1]))
-assert lock.acquire("headless") is None
+assert lock.acquire(sys.argv[2] if len(sys.argv) > 2 else "headless") is None
 print("held", flush=True)
 time.sleep(60)
 """
@@ -123,3 +123,30 @@ async def test_take_over_stops_the_headless_one_and_runs_the_jobs_here(
         if holder.poll() is None:
             holder.kill()
             holder.wait()
+
+
+async def test_another_app_is_never_taken_over(server: ScriptedServer, hermetic: Path) -> None:
+    """An app dies on SIGTERM without restoring its terminal: only a headless one is stopped."""
+    path = hermetic / "data" / "tuibot.lock"
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(path), "tui"], stdout=subprocess.PIPE, text=True
+    )
+    notes = Notes()
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        app = make_app(server, heartbeat__interval=0)
+        async with app.run_test(size=SIZE, message_hook=notes) as pilot:
+            await ready(pilot)
+            await until(pilot, lambda: bool(notes.about("runs the scheduled jobs")))
+            [(_, said)] = notes.about("runs the scheduled jobs")
+            assert "quit that one" in said and "press t" not in said
+            screen = await open_jobs(app, pilot)
+            assert "quit it to run them here" in str(screen.query_one(".where").render())
+            await pilot.press("t")
+            await until(pilot, lambda: bool(notes.about("only a headless tuibot")))
+            assert app.screen is screen and app.engine is not None
+            assert app.engine.scheduled is None
+            assert holder.poll() is None  # still running: nobody asked it to stop
+    finally:
+        holder.kill()
+        holder.wait()

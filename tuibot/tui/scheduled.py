@@ -35,10 +35,27 @@ def start_scheduled_work(engine: Engine) -> list[tuple[Severity, str]]:
 
 def elsewhere(holder: Holder) -> str:
     """The message for an app that does not run scheduled work."""
-    return (
+    said = (
         f"{holder.describe()} runs the scheduled jobs and the heartbeat for this data "
         "folder, and holds their approval requests; this window runs none of them. "
-        "To answer them here, open the jobs screen (f9) and press t to take over."
+    )
+    if cannot_take_over(holder) is not None:
+        return said + "To run them here, quit that one and start tuibot again."
+    return said + "To answer them here, open the jobs screen (f9) and press t to take over."
+
+
+def cannot_take_over(holder: Holder) -> str | None:
+    """Why this app may not stop ``holder``, or None when it may.
+
+    Only a headless tuibot stops cleanly on SIGTERM. Another app would die on the spot:
+    its turns cut off and its terminal left in raw mode on the alternate screen, perhaps
+    in front of someone working in it.
+    """
+    if holder.mode == "headless":
+        return None
+    return (
+        f"{holder.describe()} runs the jobs; only a headless tuibot can be taken over. "
+        "Quit that one to run the jobs here."
     )
 
 
@@ -60,6 +77,9 @@ async def take_over(engine: Engine, holder: Holder) -> list[tuple[Severity, str]
     """Stop the process that runs scheduled work, then run it here."""
     import psutil
 
+    refused = cannot_take_over(holder)
+    if refused is not None:
+        return [("error", refused)]
     if holder.alive():
         try:
             psutil.Process(holder.pid).terminate()

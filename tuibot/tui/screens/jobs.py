@@ -126,9 +126,13 @@ class JobsScreen(ModalScreen[None]):
             return "Jobs and the heartbeat run in this window."
         if not self.engine.settings.jobs.enabled:
             return "jobs.enabled is false: no job runs while it is."
+        from tuibot.tui.scheduled import cannot_take_over
+
         holder = self._holder()
         if holder is None:
             return "No tuibot runs the jobs now."
+        if cannot_take_over(holder) is not None:
+            return f"Jobs run in {holder.describe()}: quit it to run them here."
         return f"Jobs run in {holder.describe()}: t takes over so they run here."
 
     def _holder(self) -> Holder | None:
@@ -197,9 +201,15 @@ class JobsScreen(ModalScreen[None]):
         if self.engine.scheduled is not None:
             self.notify("Jobs already run in this window.", timeout=3)
             return
+        from tuibot.tui.scheduled import cannot_take_over
+
         holder = self._holder()
         if holder is None:
             self.notify("No other tuibot runs the jobs; restart tuibot to run them.", timeout=4)
+            return
+        refused = cannot_take_over(holder)
+        if refused is not None:
+            self.notify(refused, severity="warning", timeout=6, markup=False)
             return
 
         def answered(yes: bool | None) -> None:
