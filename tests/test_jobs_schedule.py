@@ -56,6 +56,15 @@ def test_ranges_lists_and_steps_count_from_sunday() -> None:
     assert weekday_names("*/2") == "tue,thu,sat,sun"
     assert weekday_names("1-5/2") == "mon,wed,fri"
     assert weekday_names("mon-wed") == "mon,tue,wed"
+    assert weekday_names("7/2") == "sun"  # from 7 on: Sunday alone, not no day at all
+
+
+def test_a_cron_expression_that_never_runs_is_refused() -> None:
+    for expression in ("0 9 31 2 *", "0 9 30 feb *", "0 9 31 4,6,9,11 *"):
+        with pytest.raises(ScheduleError, match="never runs"):
+            parse_schedule(cron_=expression, tz="UTC", now=FRIDAY)
+    leap_day = parse_schedule(cron_="0 9 29 2 *", tz="UTC", now=FRIDAY)  # rare, not never
+    assert fires(leap_day, 1) == [datetime(2028, 2, 29, 9, 0, tzinfo=UTC)]
 
 
 def test_day_of_month_or_day_of_week_as_crontab_means() -> None:

@@ -173,7 +173,13 @@ def parse_schedule(
         return every(parse_duration(every_))
     zone(zone_name)  # also for ``at +20m``, which reads no time in it but keeps its name
     if cron_:
-        return cron(cron_, zone_name)
+        schedule = cron(cron_, zone_name)
+        if schedule.next_fire(now, now) is None:
+            raise ScheduleError(
+                f"cron {schedule.cron!r} never runs: no date has that day of the month "
+                "in those months"
+            )
+        return schedule
     return Schedule("at", zone_name, at=parse_at(at, zone_name, now))
 
 
@@ -330,7 +336,8 @@ def _weekday_token(token: str, field: str) -> set[int]:
             raise ScheduleError(f"day-of-week range {base!r} runs backwards in {field!r}")
     else:
         first = _weekday(base, field)
-        last = 6 if step_text else first  # crontab: "1/2" means from Monday on, every 2nd
+        # crontab: "1/2" means from Monday on, every 2nd day ("7/2": Sunday, from 7 on).
+        last = max(first, 6) if step_text else first
     return {day % 7 for day in range(first, last + 1, step)}
 
 
