@@ -42,6 +42,7 @@ def test_one_headless_instance_runs_and_a_second_is_refused_then_sigterm_stops_i
         assert second.code == headless.LOCKED
         assert f"a headless tuibot (pid {first.pid}" in second.stderr
         assert "not starting a second one" in second.stderr
+        assert "running headless" not in second.stderr  # it does not say it runs, then not
 
         kill(first, signal.SIGTERM)
         code, _, _ = finish(first)

@@ -105,6 +105,11 @@ async def serve(
         print(f"tuibot: {message}; not starting a second one.", file=sys.stderr)
         await engine.close()
         return LOCKED
+    print(  # only now: a second one, refused above, must not claim it runs
+        f"tuibot: running headless for {paths.root}; log: {paths.log_file}. "
+        "Stop with Ctrl+C or SIGTERM.",
+        file=sys.stderr,
+    )
     EventLog(engine)
     try:
         engine.load_tools()

@@ -42,9 +42,4 @@ def run(args: argparse.Namespace) -> int:
 
     paths = DataPaths.default()
     configure_logging(paths, settings.logging.level)
-    print(
-        f"tuibot: running headless for {paths.root}; log: {paths.log_file}. "
-        "Stop with Ctrl+C or SIGTERM.",
-        file=sys.stderr,
-    )
     return headless.run(settings, paths)
