@@ -150,3 +150,31 @@ async def test_another_app_is_never_taken_over(server: ScriptedServer, hermetic:
     finally:
         holder.kill()
         holder.wait()
+
+
+async def test_when_the_headless_one_ends_by_itself_t_runs_the_jobs_here(
+    server: ScriptedServer, hermetic: Path
+) -> None:
+    path = hermetic / "data" / "tuibot.lock"
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(path)], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        app = make_app(server, heartbeat__interval=0)
+        async with app.run_test(size=SIZE) as pilot:
+            await ready(pilot)
+            assert app.engine is not None and app.engine.scheduled is None
+            screen = await open_jobs(app, pilot)
+            holder.terminate()  # `systemctl --user stop tuibot` while the app is open
+            holder.wait(timeout=10)
+            await until(
+                pilot, lambda: "t runs them here" in str(screen.query_one(".where").render())
+            )
+            await pilot.press("t")  # nothing to stop, so nothing to confirm
+            await until(pilot, lambda: app.engine is not None and app.engine.scheduled is not None)
+            assert app.screen is screen
+    finally:
+        if holder.poll() is None:
+            holder.kill()
+            holder.wait()

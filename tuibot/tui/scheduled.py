@@ -73,14 +73,18 @@ def _run_here(engine: Engine) -> list[tuple[Severity, str]]:
     return said
 
 
-async def take_over(engine: Engine, holder: Holder) -> list[tuple[Severity, str]]:
-    """Stop the process that runs scheduled work, then run it here."""
+async def take_over(engine: Engine, holder: Holder | None) -> list[tuple[Severity, str]]:
+    """Stop the process that runs scheduled work, then run it here.
+
+    ``holder`` None: nobody runs it any more (the headless one was stopped, or a take-over
+    gave up waiting before it ended), so there is only the lock to claim.
+    """
     import psutil
 
-    refused = cannot_take_over(holder)
+    refused = None if holder is None else cannot_take_over(holder)
     if refused is not None:
         return [("error", refused)]
-    if holder.alive():
+    if holder is not None and holder.alive():
         try:
             psutil.Process(holder.pid).terminate()
         except psutil.Error as error:

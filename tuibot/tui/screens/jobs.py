@@ -130,7 +130,7 @@ class JobsScreen(ModalScreen[None]):
 
         holder = self._holder()
         if holder is None:
-            return "No tuibot runs the jobs now."
+            return "No tuibot runs the jobs now: t runs them here."
         if cannot_take_over(holder) is not None:
             return f"Jobs run in {holder.describe()}: quit it to run them here."
         return f"Jobs run in {holder.describe()}: t takes over so they run here."
@@ -195,7 +195,8 @@ class JobsScreen(ModalScreen[None]):
         return True
 
     def action_take_over(self) -> None:
-        """Stop the other tuibot that runs the jobs and run them here, after a yes."""
+        """Stop the other tuibot that runs the jobs and run them here, after a yes; when
+        none runs them any more, just run them here."""
         from tuibot.tui.screens.confirm import ConfirmScreen
 
         if self.engine.scheduled is not None:
@@ -204,8 +205,8 @@ class JobsScreen(ModalScreen[None]):
         from tuibot.tui.scheduled import cannot_take_over
 
         holder = self._holder()
-        if holder is None:
-            self.notify("No other tuibot runs the jobs; restart tuibot to run them.", timeout=4)
+        if holder is None:  # the other one ended meanwhile: nothing to stop, nothing to ask
+            self.take_over(None)
             return
         refused = cannot_take_over(holder)
         if refused is not None:
@@ -223,7 +224,7 @@ class JobsScreen(ModalScreen[None]):
         self.app.push_screen(ConfirmScreen(question, yes="Take over", no="Leave it"), answered)
 
     @work(group="take-over", exclusive=True, exit_on_error=False, description="take over jobs")
-    async def take_over(self, holder: Holder) -> None:
+    async def take_over(self, holder: Holder | None) -> None:
         from tuibot.tui.scheduled import take_over
 
         for severity, text in await take_over(self.engine, holder):
