@@ -29,6 +29,7 @@ def chat_requests(server: ScriptedServer) -> int:
 def test_only_open_items_count() -> None:
     assert actionable(NOTHING) == []
     assert actionable("") == []
+    assert actionable("# Home\n\n---\n\n# Work\n***\n_ _ _\n- [x] done\n") == []  # rules
     assert actionable(NOTHING + "- [ ] water the plants\n* call Ana\n1. pay rent\n") == [
         "- [ ] water the plants",
         "* call Ana",

@@ -3,8 +3,9 @@
 ``HEARTBEAT.md`` in the config home is a standing to-do list the person edits by hand
 (where cron jobs are what bots schedule). At each beat the file is read afresh, so an edit
 applies at the next beat without a restart. A file with nothing to do in it — missing,
-empty, only headings, comments, done items (``- [x]``) or empty checkboxes — costs no model
-call. Otherwise the heartbeat bot gets a turn in the heartbeat chat with the open items.
+empty, only headings, comments, rules (``---``), done items (``- [x]``) or empty checkboxes —
+costs no model call. Otherwise the heartbeat bot gets a turn in the heartbeat chat with the
+open items.
 
 The turn is an ordinary turn of a chat nobody may be watching: a tool that needs
 confirmation waits in the approvals queue for its timeout, like every other request.
@@ -36,6 +37,8 @@ _COMMENT = re.compile(r"<!--.*?(-->|$)", re.DOTALL)
 _MARKER = re.compile(r"^(?:[-*+]|\d+[.)])\s*")
 _EMPTY_BOX = re.compile(r"^\[\s?\]$")
 _DONE_BOX = re.compile(r"^\[[xX]\]")
+_RULE = re.compile(r"^([-*_])(?:\s*\1){2,}$")
+"""A thematic break (``---``, ``***``, ``_ _ _``): layout, not an item."""
 
 
 def actionable(text: str) -> list[str]:
@@ -43,7 +46,7 @@ def actionable(text: str) -> list[str]:
     items = []
     for line in _COMMENT.sub("", text).splitlines():
         stripped = line.strip()
-        if not stripped or stripped.startswith("#"):
+        if not stripped or stripped.startswith("#") or _RULE.match(stripped):
             continue
         bare = _MARKER.sub("", stripped)
         if not bare or _EMPTY_BOX.match(bare) or _DONE_BOX.match(bare):
