@@ -258,6 +258,14 @@ def test_bad_flag_value_names_the_flag() -> None:
         ("providers = 5", "providers = 5: expected a table"),
         ("[providers]\nx = 1", "providers.x = 1: expected a table"),
         ("[tools]\nconfirm_timeout = 0", "tools.confirm_timeout = 0: expected a number > 0"),
+        (
+            "[heartbeat]\ninterval = 30",
+            "heartbeat.interval = 30: expected 0 (off) or at least 60 seconds",
+        ),
+        (
+            "[heartbeat]\ninterval = -1",
+            "heartbeat.interval = -1: expected 0 (off) or at least 60 seconds",
+        ),
     ],
 )
 def test_bad_values_name_key_value_and_expectation(toml: str, message: str) -> None:
@@ -266,6 +274,27 @@ def test_bad_values_name_key_value_and_expectation(toml: str, message: str) -> N
         load()
     assert str(info.value).startswith(f"{config}: ")
     assert message in str(info.value)
+
+
+@pytest.mark.parametrize("value", [0, 60, 90.5, 1800])
+def test_a_heartbeat_is_off_or_at_least_a_minute_apart(value: float) -> None:
+    write(Path.cwd() / "tuibot.toml", f"[heartbeat]\ninterval = {value}\n")
+    assert load().heartbeat.interval == value
+
+
+def test_a_heartbeat_set_in_minutes_by_mistake_is_refused_from_env_and_config_set(
+    tmp_path: Path,
+) -> None:
+    with pytest.raises(ConfigError) as info:
+        load(env={"TUIBOT_HEARTBEAT__INTERVAL": "59"})
+    assert str(info.value) == (
+        "env TUIBOT_HEARTBEAT__INTERVAL: heartbeat.interval = 59: "
+        "expected 0 (off) or at least 60 seconds"
+    )
+    config = write(tmp_path / "c.toml", "")
+    with pytest.raises(ConfigError, match=r"heartbeat.interval = 30: expected 0 \(off\)"):
+        save_setting(config, "heartbeat.interval", "30")
+    assert config.read_text(encoding="utf-8") == ""
 
 
 def test_choices_are_case_insensitive_and_stored_canonically() -> None:

@@ -211,8 +211,8 @@ class JobsSettings:
 class HeartbeatSettings:
     """The periodic look at ``HEARTBEAT.md``: ``[heartbeat]``."""
 
-    interval: float = field(default=1800.0, metadata=rules(ge=0))
-    """Seconds between looks at ``HEARTBEAT.md`` in the config home; 0 = off."""
+    interval: float = field(default=1800.0, metadata=rules(ge=60, off=0, unit="seconds"))
+    """Seconds (not minutes) between looks at ``HEARTBEAT.md`` in the config home; 0 = off."""
     bot: str = ""
     """The bot that works on the file's items; "" = the default bot."""
 

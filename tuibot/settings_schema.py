@@ -37,6 +37,8 @@ def rules(
     ge: float | None = None,
     gt: float | None = None,
     le: float | None = None,
+    off: float | None = None,
+    unit: str | None = None,
     choices: tuple[str, ...] = (),
     nonempty: bool = False,
     path: bool = False,
@@ -46,9 +48,14 @@ def rules(
 
     ``choices`` match case-insensitively and are stored in their canonical spelling;
     ``path`` fields are anchored to the folder of the config file they came from;
-    ``secret`` fields are masked by ``tuibot config show``.
+    ``secret`` fields are masked by ``tuibot config show``. ``off`` is one more value
+    allowed below ``ge`` that switches the feature off (``0``, where a small interval
+    would be a mistake); ``unit`` names what the numbers count, for messages and docs.
     """
-    found = {"ge": ge, "gt": gt, "le": le, "choices": choices, "nonempty": nonempty}
+    if off is not None and ge is None:
+        raise TypeError("rules(off=...) needs ge=...: the least value that is not off")
+    found: dict[str, Any] = {"ge": ge, "gt": gt, "le": le, "off": off, "unit": unit}
+    found |= {"choices": choices, "nonempty": nonempty}
     found |= {"path": path, "secret": secret}
     return {k: v for k, v in found.items() if v is not None and v is not False and v != ()}
 

@@ -98,9 +98,12 @@ def expected(hint: Any, limits: Mapping[str, Any]) -> str:
     base, _ = strip_optional(hint)
     if limits.get("choices"):
         return "one of " + ", ".join(limits["choices"])
+    unit = f" {limits['unit']}" if limits.get("unit") else ""
+    if "off" in limits:
+        return f"{_num(limits['off'])} (off) or at least {_num(limits['ge'])}{unit}"
     ops = (("gt", ">"), ("ge", ">="), ("le", "<="))
     bounds = [f"{op} {_num(limits[k])}" for k, op in ops if k in limits]
-    suffix = (" " + " and ".join(bounds)) if bounds else ""
+    suffix = (" " + " and ".join(bounds) + unit) if bounds else ""
     if base is bool:
         return "true or false"
     if base is int:
@@ -164,6 +167,8 @@ def _coerce_type(base: Any, limits: Mapping[str, Any], value: Any) -> Any:
 
 def _within(limits: Mapping[str, Any], value: Any) -> bool:
     if not isinstance(value, int | float) or isinstance(value, bool):
+        return True
+    if "off" in limits and value == limits["off"]:
         return True
     if "gt" in limits and not value > limits["gt"]:
         return False
