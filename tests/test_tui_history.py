@@ -191,6 +191,23 @@ async def test_scrolling_up_keeps_the_block_being_read_in_place(server: Scripted
         )
 
 
+async def test_page_keys_in_the_composer_page_the_conversation(server: ScriptedServer) -> None:
+    app = make_app(server)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await _opened(pilot, app, _long_chat(app, 200))
+        conversation = app.conversation
+        bottom = conversation.scroll_y
+        assert app.focused is app.composer
+        page = conversation.scrollable_content_region.height
+        await pilot.press("pageup")
+        up = conversation.scroll_y
+        assert up <= bottom - page // 2, "about a page up (blocks drawn above may shift it)"
+        assert not conversation.following and app.focused is app.composer
+        await pilot.press("pagedown")
+        assert conversation.scroll_y >= up + page // 2
+
+
 async def test_stored_tool_calls_and_reasoning_open_and_close(server: ScriptedServer) -> None:
     app = make_app(server)
     async with app.run_test(size=SIZE) as pilot:

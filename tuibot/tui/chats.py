@@ -179,6 +179,13 @@ class ChatCommands(_AppBase):
 
     # -- chat list commands ----------------------------------------------------------
 
+    def action_scroll_chat(self, pages: int) -> None:
+        """Page the conversation up or down without leaving the composer."""
+        if pages < 0:
+            self.conversation.action_page_up()
+        else:
+            self.conversation.action_page_down()
+
     def action_new_chat(self) -> None:
         """A fresh direct chat with the default bot (routing on)."""
         engine = self.engine

@@ -76,6 +76,10 @@ class Composer(TextArea):
         Binding("ctrl+j,shift+enter,alt+enter", "newline", "Newline", id="composer_newline"),
         Binding("tab", "complete", "Complete", id="composer_complete", show=False),
         Binding("escape", "escape", "Stop", id="composer_escape", show=False),
+        Binding("pageup", "app.scroll_chat(-1)", "Scroll up", id="composer_page_up", show=False),
+        Binding(
+            "pagedown", "app.scroll_chat(1)", "Scroll down", id="composer_page_down", show=False
+        ),
     ]
     """Composer keys; each ``id`` can be rebound under ``[tui.keys]``."""
 
