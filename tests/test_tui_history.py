@@ -220,6 +220,16 @@ async def test_stored_tool_calls_and_reasoning_open_and_close(server: ScriptedSe
         while history.entries[history.cursor].kind != "tool":
             await pilot.press("up")
         opened = history.entries[history.cursor]
+        row = history.rows.block_rows(history.rows.unit_of(history.cursor)).start
+        plain = history.rows.line_at(row) or []
+        shown = list(history.render_line(row))
+        cursor = history.get_component_rich_style("history--cursor").bgcolor
+
+        def colours(segments: list[Segment]) -> list[Any]:
+            return [(c, s.style and s.style.color) for s in segments for c in s.text if c != " "]
+
+        assert colours(shown) == colours(plain), "the highlighted row keeps its text colours"
+        assert {s.style.bgcolor for s in shown if s.style and s.text.strip()} == {cursor}
         await pilot.press("enter")
         await until(pilot, lambda: not history.missing)
         assert f'"path": "{opened.arguments["path"]}"' in _shown(history)

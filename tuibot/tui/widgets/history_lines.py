@@ -193,8 +193,9 @@ class HistoryLines(Widget, can_focus=True):
 
     def render_line(self, y: int) -> Strip:
         strip = self._strip_at(y)
-        if self._on_cursor(y):
-            style = self.get_component_rich_style("history--cursor")
+        if self._on_cursor(y):  # the cursor's background only: the text keeps its colours
+            cursor = self.get_component_rich_style("history--cursor")
+            style = Style(bgcolor=cursor.bgcolor)
             strip = Strip(Segment.apply_style(strip, post_style=style), strip.cell_length)
         return strip.crop_extend(0, self.size.width, None)
 
