@@ -15,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -23,6 +22,7 @@ from typing import Any, TextIO
 
 from tuibot.agent.calls import summarize_arguments
 from tuibot.approvals import Decision
+from tuibot.commands.output import silence
 from tuibot.delegation.manager import RootLimits
 from tuibot.engine import Engine
 from tuibot.events import (
@@ -305,17 +305,6 @@ class Approver:
                 "a": Decision(True, "chat", reason="allowed for this chat"),
             }.get(reply, Decision(False, reason="denied by the user"))
         self.engine.decide(event.request_id, decision)
-
-
-def silence(stream: TextIO) -> bool:
-    """Point a closed pipe's descriptor at /dev/null so the exit flush does not complain."""
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, stream.fileno())
-        os.close(devnull)
-    except (OSError, ValueError):
-        pass
-    return True
 
 
 def _prompt(question: str) -> str:

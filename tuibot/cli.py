@@ -7,6 +7,7 @@ so command modules import their heavy parts inside ``run``.
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -20,6 +21,7 @@ from tuibot.commands import (
     grants,
     jobs,
     keys,
+    output,
     run,
     skills,
     tools,
@@ -76,9 +78,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         handler = tui.run
     try:
-        return int(handler(args))
+        code = int(handler(args))
+        sys.stdout.flush()  # a reader gone after the last write shows here, not at exit
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # `tuibot chats list | head -1`: the reader left
+        return output.stdout_closed()
+    return code
 
 
 if __name__ == "__main__":
