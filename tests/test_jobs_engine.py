@@ -317,6 +317,12 @@ async def test_run_now_here_and_as_asked_by_another_process(
     await until(lambda: len(job_requests(server, "Check the backups")) == 2)
     assert engine.jobs.store.get(job.id).run_requested is None
     assert engine.jobs.next_run(job) == datetime(2026, 3, 9, 9, 0, tzinfo=UTC)  # unmoved
+    for request in job_requests(server, "Check the backups"):  # both say who started them
+        first_input = request["messages"][-1]["content"]
+        assert first_input == (
+            f"[tuibot] Job “{job.name}” ({job.id}), run now by the user at 2026-03-06 08:00 UTC."
+            "\n\nCheck the backups."
+        )
     await engine.close()
 
 

@@ -117,6 +117,9 @@ async def test_a_job_never_overlaps_itself_not_even_across_a_restart(
     await until(lambda: "skipped" in engine.jobs.store.get(job.id).note)
     assert len(job_requests(server, "Launch the rocket")) == 1
     assert any("still going" in n.message for n in events.of(Notice))
+    engine.jobs.run(job.id)  # nor a run started by hand, and the note says which it was
+    await until(lambda: "did not run it now" in engine.jobs.store.get(job.id).note)
+    assert len(job_requests(server, "Launch the rocket")) == 1
     first = engine.jobs.store.get(job.id).last_run
     await engine.close()  # the open run stays recorded, as any delegation
 

@@ -102,18 +102,20 @@ class JobRuns:
             return
         previous = self._open_run(job)
         if previous is not None:
+            which = "did not run it now" if manual else f"skipped the run due {_when(due, job)}"
             self._remark(
                 job,
                 "warning",
-                f"skipped the run due {_when(due, job)}: the previous "
-                f"run ({previous.id}) is still {previous.status}",
+                f"{which}: the previous run ({previous.id}) is still {previous.status}",
             )
             return
-        record = self._start(job, due, coalesced, late)
+        record = self._start(job, due, coalesced, late, manual)
         if record is not None:
             await self._ended(record.id)
 
-    def _start(self, job: Job, due: datetime, coalesced: int, late: float) -> Delegation | None:
+    def _start(
+        self, job: Job, due: datetime, coalesced: int, late: float, manual: bool
+    ) -> Delegation | None:
         """Open the run's delegation; a run that cannot start is recorded as failed."""
         try:
             chat, own = self._results_chat(job)
@@ -125,7 +127,7 @@ class JobRuns:
                 bot=job.bot,
                 task=job.message,
                 limits=job.limits,
-                first=self._first_message(job, due, coalesced, late),
+                first=_first_message(job, due, coalesced, late, manual),
                 task_chat=task_chat,
             )
         except (BotError, DelegationRefused, StorageError, ValueError) as error:
@@ -156,14 +158,6 @@ class JobRuns:
                 f"job {job.name}: its chat {job.chat} is gone; results now go to {meta.id}",
             )
         return meta.id, True
-
-    def _first_message(self, job: Job, due: datetime, coalesced: int, late: float) -> str:
-        """The task chat's input: which job, when it was due, how late, and the message."""
-        head = f"[tuibot] Scheduled job “{job.name}” ({job.id}), due {_when(due, job)}."
-        lateness = _lateness(late, coalesced)
-        if lateness:
-            head += f" This run is {lateness} (tuibot was not running, or the machine slept)."
-        return f"{head}\n\n{job.message}"
 
     def _open_run(self, job: Job) -> Delegation | None:
         """The job's previous run when it has not ended (also one from before a restart)."""
@@ -269,6 +263,19 @@ class JobRuns:
 
     def _now(self) -> float:
         return self.clock.now().timestamp()
+
+
+def _first_message(job: Job, due: datetime, coalesced: int, late: float, manual: bool) -> str:
+    """The task chat's input: which job, when it was due (or that a person started it),
+    how late, and the message. The bot reads this to know why it is working now."""
+    if manual:
+        head = f"[tuibot] Job “{job.name}” ({job.id}), run now by the user at {_when(due, job)}."
+        return f"{head}\n\n{job.message}"
+    head = f"[tuibot] Scheduled job “{job.name}” ({job.id}), due {_when(due, job)}."
+    lateness = _lateness(late, coalesced)
+    if lateness:
+        head += f" This run is {lateness} (tuibot was not running, or the machine slept)."
+    return f"{head}\n\n{job.message}"
 
 
 def _when(due: datetime, job: Job) -> str:
