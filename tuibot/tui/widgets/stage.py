@@ -27,9 +27,8 @@ class Drawn:
 
     lines: list[Strip]
     top: int
-    """Rows of margin above the block."""
-    bottom: int
-    """Rows of margin under the block."""
+    """Rows of margin above the block. (No conversation block has a bottom margin, so
+    the gap between two blocks is the top margin of the second.)"""
     inner: tuple[int, int]
     """Margins of the first and last block inside (a Markdown's), top and bottom."""
 
@@ -49,7 +48,6 @@ class Stage(Vertical):
                 Drawn(
                     render_detached(widget, width),
                     widget.styles.margin.top,
-                    widget.styles.margin.bottom,
                     _inner_margins(widget),
                 )
                 for widget in widgets
