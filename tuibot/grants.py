@@ -24,24 +24,17 @@ The guarantees:
 from __future__ import annotations
 
 import hashlib
-import json
-import os
-import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager, suppress
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 from tuibot.store.jsonl import StorageError
-from tuibot.toolkit.protect import atomic_write
+from tuibot.store.locked_file import LockedJsonFile, dump_json
 
 GrantScope = Literal["chat", "lifetime"]
 VERSION = 1
 """The file format written; a file of a newer version is refused, not overwritten."""
-_FILE_MODE = 0o600
-"""Grants say what may run unasked: private to the owner."""
 _SCOPES = ("chat", "lifetime")
 
 
@@ -101,19 +94,21 @@ class Grant:
         return {"id": data.pop("id"), **data}
 
 
-Stamp = tuple[int, int, int] | None
-"""A file's inode, size and mtime (ns); None when it does not exist."""
-
-
 class GrantStore:
     """The grants in one JSON file; read lazily, re-read when the file changes."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._grants: dict[str, Grant] | None = None
-        """By id, as last read or written; None before the first successful read."""
-        self._stamp: Stamp = None
-        self._lock = threading.Lock()
+        self._file = LockedJsonFile(
+            path,
+            noun="grants",
+            error=GrantStoreError,
+            version=VERSION,
+            parse=self._parse,
+            encode=_encode,
+            copy=dict,
+        )
+        """Grants by id, as last read or written."""
 
     # reading
 
@@ -122,66 +117,23 @@ class GrantStore:
 
         Raises :class:`GrantStoreError` for a file that cannot be read or understood.
         """
-        with self._lock:
-            self._grants, self._stamp = self._read()
-            return _ordered(self._grants)
+        return _ordered(self._file.load())
 
     def all(self) -> list[Grant]:
         """Every grant, oldest first (re-read if the file changed since)."""
-        with self._lock:
-            return _ordered(self._fresh())
+        return _ordered(self._file.fresh())
 
     def allows(self, chat: str, key: str) -> bool:
         """Whether a kept grant answers ``key`` asked in ``chat``."""
-        with self._lock:
-            return any(grant.applies(chat, key) for grant in self._fresh().values())
-
-    def _fresh(self) -> dict[str, Grant]:
-        """The cached grants, re-read when the file is not the one last seen."""
-        if self._grants is None or self._current_stamp() != self._stamp:
-            self._grants, self._stamp = self._read()
-        return self._grants
-
-    def _current_stamp(self) -> Stamp:
-        try:
-            st = os.stat(self.path)
-        except FileNotFoundError:
-            return None
-        except OSError as exc:
-            raise self._oserror("read grants from", exc) from exc
-        return (st.st_ino, st.st_size, st.st_mtime_ns)
-
-    def _read(self) -> tuple[dict[str, Grant], Stamp]:
-        try:
-            with open(self.path, "rb") as handle:
-                st = os.fstat(handle.fileno())
-                data = handle.read()
-        except FileNotFoundError:
-            return {}, None
-        except OSError as exc:
-            raise self._oserror("read grants from", exc) from exc
-        return self._parse(data), (st.st_ino, st.st_size, st.st_mtime_ns)
+        return any(grant.applies(chat, key) for grant in self._file.fresh().values())
 
     def _parse(self, data: bytes) -> dict[str, Grant]:
-        if not data.strip():
-            return {}  # an empty file holds nothing to lose
-        try:
-            document = json.loads(data.decode("utf-8"))
-        except UnicodeDecodeError as exc:
-            raise self._malformed(f"not valid UTF-8 (byte {exc.start + 1})") from exc
-        except json.JSONDecodeError as exc:
-            where = f"line {exc.lineno}, column {exc.colno}"
-            raise self._malformed(f"invalid JSON: {exc.msg} ({where})") from exc
-        except (ValueError, RecursionError) as exc:
-            raise self._malformed(f"invalid JSON: {exc}") from exc
-        if not isinstance(document, dict):
-            raise self._malformed(f"expected a JSON object, found a {type(document).__name__}")
-        version = document.get("version", VERSION)
-        if version != VERSION:
-            raise self._malformed(f"unsupported version {version!r} (this tuibot reads 1)")
+        document = self._file.decode(data)
+        if document is None:
+            return {}
         entries = document.get("grants")
         if not isinstance(entries, list):
-            raise self._malformed('expected "grants" to be a list')
+            raise self._file.malformed('expected "grants" to be a list')
         grants: dict[str, Grant] = {}
         for index, entry in enumerate(entries):
             grant = self._entry(index, entry)
@@ -191,13 +143,13 @@ class GrantStore:
     def _entry(self, index: int, entry: object) -> Grant:
         where = f"grant {index}"
         if not isinstance(entry, dict):
-            raise self._malformed(f"{where} is not a JSON object")
+            raise self._file.malformed(f"{where} is not a JSON object")
         created = entry.get("created")
         if isinstance(created, bool) or not isinstance(created, int | float):
-            raise self._malformed(f'{where}: "created" must be a number')
+            raise self._file.malformed(f'{where}: "created" must be a number')
         reason = entry.get("reason", "")
         if not isinstance(reason, str):
-            raise self._malformed(f'{where}: "reason" must be a string')
+            raise self._file.malformed(f'{where}: "reason" must be a string')
         try:
             return Grant(
                 key=entry.get("key"),  # type: ignore[arg-type]  # checked by Grant
@@ -207,7 +159,7 @@ class GrantStore:
                 reason=reason,
             )
         except ValueError as exc:
-            raise self._malformed(f"{where}: {exc}") from exc
+            raise self._file.malformed(f"{where}: {exc}") from exc
 
     # changing
 
@@ -224,7 +176,7 @@ class GrantStore:
             found.append(grant)
             return True
 
-        self._update(change)
+        self._file.update(change)
         return found[0]
 
     def revoke(self, id_or_prefix: str) -> Grant:
@@ -241,7 +193,7 @@ class GrantStore:
             removed.append(grant)
             return True
 
-        self._update(change)
+        self._file.update(change)
         return removed[0]
 
     def _resolve(self, grants: dict[str, Grant], wanted: str) -> Grant:
@@ -266,77 +218,10 @@ class GrantStore:
         message = f"could not revoke a grant in {self.path}: {reason}"
         raise GrantNotFound(message, path=self.path, reason=reason, action="revoke")
 
-    def _update(self, change: Callable[[dict[str, Grant]], bool]) -> None:
-        """Re-read, apply ``change`` (True when it changed something), write atomically.
-
-        Memory ends as the file is: the new content when the write worked, what was read
-        when ``change`` refused or the write failed.
-        """
-        with self._lock, self._file_lock():
-            grants, stamp = self._read()
-            self._grants, self._stamp = dict(grants), stamp
-            if not change(grants):
-                return
-            data = _encode(grants)
-            try:
-                atomic_write(self.path, data, new_mode=_FILE_MODE)
-            except OSError as exc:
-                raise self._oserror("write grants to", exc) from exc
-            self._grants = grants
-            try:
-                self._stamp = self._current_stamp()
-            except GrantStoreError:
-                self._stamp = None  # re-read on the next check
-
-    @contextmanager
-    def _file_lock(self) -> Iterator[None]:
-        """Hold ``.<name>.lock`` next to the file, where the platform has ``flock``."""
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        except OSError as exc:
-            raise self._oserror("create the folder for", exc) from exc
-        try:
-            import fcntl
-        except ImportError:  # Windows: writes stay atomic, concurrent adds may race
-            yield
-            return
-        lock_path = self.path.with_name(f".{self.path.name}.lock")
-        try:
-            fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, _FILE_MODE)
-        except OSError as exc:
-            raise self._oserror("lock", exc) from exc
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            yield
-        finally:
-            with suppress(OSError):
-                fcntl.flock(fd, fcntl.LOCK_UN)
-            os.close(fd)
-
-    # errors
-
-    def _malformed(self, reason: str) -> GrantStoreError:
-        message = f"could not read grants from {self.path}: {reason}"
-        return GrantStoreError(message, path=self.path, reason=reason, action="read")
-
-    def _oserror(self, action: str, exc: OSError) -> GrantStoreError:
-        reason = exc.strerror or str(exc) or type(exc).__name__
-        return GrantStoreError(
-            f"could not {action} {self.path}: {reason}",
-            path=self.path,
-            reason=reason,
-            errno=exc.errno,
-            action=action,
-        )
-
 
 def _ordered(grants: dict[str, Grant]) -> list[Grant]:
     return sorted(grants.values(), key=lambda g: (g.created, g.id))
 
 
 def _encode(grants: dict[str, Grant]) -> bytes:
-    document = {"version": VERSION, "grants": [g.as_dict() for g in _ordered(grants)]}
-    try:
-        return (json.dumps(document, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
-    except UnicodeEncodeError:  # a lone surrogate in a reason: escapes read back the same
-        return (json.dumps(document, indent=2) + "\n").encode("ascii")
+    return dump_json({"version": VERSION, "grants": [g.as_dict() for g in _ordered(grants)]})

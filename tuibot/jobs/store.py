@@ -7,7 +7,7 @@ in another window)::
     {"version": 1, "jobs": [{"id": "job_1a2b3c4d", "name": "…", "schedule": {…}, …}],
      "heartbeat": {"chat": "c_…", "since": 1767000000.0, "lastRun": null, "note": ""}}
 
-The guarantees, as for ``grants.json`` (see :mod:`tuibot.grants`):
+The guarantees, as for ``grants.json`` (kept once in :mod:`tuibot.store.locked_file`):
 
 - A missing or empty file is no jobs.
 - A file that is not valid JSON, of a newer version, or holds a malformed job raises
@@ -20,24 +20,16 @@ The guarantees, as for ``grants.json`` (see :mod:`tuibot.grants`):
 
 from __future__ import annotations
 
-import json
-import os
-import threading
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager, suppress
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from tuibot.jobs.records import Beat, Document, Job, JobRecordError
 from tuibot.store.jsonl import StorageError
-from tuibot.toolkit.protect import atomic_write
+from tuibot.store.locked_file import LockedJsonFile, dump_json
 
 VERSION = 1
 """The format written; a file of a newer version is refused, not overwritten."""
-_FILE_MODE = 0o600
-
-Stamp = tuple[int, int, int] | None
-"""A file's inode, size and mtime (ns); None when it does not exist."""
 
 
 class JobStoreError(StorageError):
@@ -53,77 +45,41 @@ class JobStore:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._document: Document | None = None
-        self._stamp: Stamp = None
-        self._lock = threading.Lock()
+        self._file = LockedJsonFile(
+            path,
+            noun="jobs",
+            error=JobStoreError,
+            version=VERSION,
+            parse=self._parse,
+            encode=self._encode,
+            copy=Document.copy,
+        )
 
     # -- reading ---------------------------------------------------------------------
 
     def all(self) -> list[Job]:
         """Every job, oldest first (re-read if the file changed since)."""
-        with self._lock:
-            return sorted(self._fresh().jobs.values(), key=lambda job: (job.created, job.id))
+        return sorted(self._file.fresh().jobs.values(), key=lambda job: (job.created, job.id))
 
     def beat(self) -> Beat:
         """The heartbeat's state."""
-        with self._lock:
-            return self._fresh().beat
+        return self._file.fresh().beat
 
     def get(self, wanted: str) -> Job:
         """The job with this id or unique prefix (``job_`` may be left out)."""
-        with self._lock:
-            return self._resolve(self._fresh().jobs, wanted)
+        return self._resolve(self._file.fresh().jobs, wanted)
 
     def changed(self) -> bool:
         """Whether the file is not the one last read or written (another process wrote)."""
-        with self._lock:
-            return self._document is None or self._current_stamp() != self._stamp
-
-    def _fresh(self) -> Document:
-        if self._document is None or self._current_stamp() != self._stamp:
-            self._document, self._stamp = self._read()
-        return self._document
-
-    def _current_stamp(self) -> Stamp:
-        try:
-            st = os.stat(self.path)
-        except FileNotFoundError:
-            return None
-        except OSError as exc:
-            raise self._oserror("read jobs from", exc) from exc
-        return (st.st_ino, st.st_size, st.st_mtime_ns)
-
-    def _read(self) -> tuple[Document, Stamp]:
-        try:
-            with open(self.path, "rb") as handle:
-                st = os.fstat(handle.fileno())
-                data = handle.read()
-        except FileNotFoundError:
-            return Document(), None
-        except OSError as exc:
-            raise self._oserror("read jobs from", exc) from exc
-        return self._parse(data), (st.st_ino, st.st_size, st.st_mtime_ns)
+        return self._file.changed()
 
     def _parse(self, data: bytes) -> Document:
-        if not data.strip():
+        document = self._file.decode(data)
+        if document is None:
             return Document()
-        try:
-            document = json.loads(data.decode("utf-8"))
-        except UnicodeDecodeError as exc:
-            raise self._malformed(f"not valid UTF-8 (byte {exc.start + 1})") from exc
-        except json.JSONDecodeError as exc:
-            where = f"line {exc.lineno}, column {exc.colno}"
-            raise self._malformed(f"invalid JSON: {exc.msg} ({where})") from exc
-        except (ValueError, RecursionError) as exc:
-            raise self._malformed(f"invalid JSON: {exc}") from exc
-        if not isinstance(document, dict):
-            raise self._malformed(f"expected a JSON object, found a {type(document).__name__}")
-        version = document.get("version", VERSION)
-        if version != VERSION:
-            raise self._malformed(f"unsupported version {version!r} (this tuibot reads 1)")
         entries = document.get("jobs", [])
         if not isinstance(entries, list):
-            raise self._malformed('expected "jobs" to be a list')
+            raise self._file.malformed('expected "jobs" to be a list')
         parsed = Document()
         try:
             for index, entry in enumerate(entries):
@@ -133,7 +89,7 @@ class JobStore:
                 parsed.jobs[job.id] = job
             parsed.beat = Beat.from_json(document.get("heartbeat"))
         except JobRecordError as exc:
-            raise self._malformed(str(exc)) from exc
+            raise self._file.malformed(str(exc)) from exc
         return parsed
 
     # -- changing --------------------------------------------------------------------
@@ -147,7 +103,7 @@ class JobStore:
             document.jobs[job.id] = job
             return True
 
-        self._update(change)
+        self._file.update(change)
         return job
 
     def change(self, wanted: str, edit: Callable[[Job], Job | None]) -> Job | None:
@@ -167,7 +123,7 @@ class JobStore:
                 document.jobs[job.id] = after
             return True
 
-        self._update(change)
+        self._file.update(change)
         return result[0]
 
     def change_if_present(self, job_id: str, edit: Callable[[Job], Job | None]) -> Job | None:
@@ -188,27 +144,14 @@ class JobStore:
             document.beat = result[0]
             return True
 
-        self._update(change)
+        self._file.update(change)
         return result[0]
 
-    def _update(self, change: Callable[[Document], bool]) -> None:
-        """Re-read, apply ``change`` (True when it changed something), write atomically."""
-        with self._lock, self._file_lock():
-            document, stamp = self._read()
-            self._document, self._stamp = document.copy(), stamp
-            if not change(document):
-                return
-            data = _encode(document)
-            self._check_readable(data)
-            try:
-                atomic_write(self.path, data, new_mode=_FILE_MODE)
-            except OSError as exc:
-                raise self._oserror("write jobs to", exc) from exc
-            self._document = document
-            try:
-                self._stamp = self._current_stamp()
-            except JobStoreError:
-                self._stamp = None
+    def _encode(self, document: Document) -> bytes:
+        """The file's bytes for ``document``, refused unless they read back."""
+        data = _encode(document)
+        self._check_readable(data)
+        return data
 
     def _check_readable(self, data: bytes) -> None:
         """Refuse to write what this tuibot could not read back: one malformed job makes
@@ -219,31 +162,6 @@ class JobStore:
         except JobStoreError as exc:
             reason = f"the change would leave a file that cannot be read back: {exc.reason}"
             raise self._refused(reason, "write jobs") from exc
-
-    @contextmanager
-    def _file_lock(self) -> Iterator[None]:
-        """Hold ``.jobs.json.lock`` next to the file, where the platform has ``flock``."""
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        except OSError as exc:
-            raise self._oserror("create the folder for", exc) from exc
-        try:
-            import fcntl
-        except ImportError:  # Windows: writes stay atomic, concurrent changes may race
-            yield
-            return
-        lock_path = self.path.with_name(f".{self.path.name}.lock")
-        try:
-            fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, _FILE_MODE)
-        except OSError as exc:
-            raise self._oserror("lock", exc) from exc
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            yield
-        finally:
-            with suppress(OSError):
-                fcntl.flock(fd, fcntl.LOCK_UN)
-            os.close(fd)
 
     # -- ids and errors --------------------------------------------------------------
 
@@ -279,20 +197,6 @@ class JobStore:
             action=action,
         )
 
-    def _malformed(self, reason: str) -> JobStoreError:
-        message = f"could not read jobs from {self.path}: {reason}"
-        return JobStoreError(message, path=self.path, reason=reason, action="read")
-
-    def _oserror(self, action: str, exc: OSError) -> JobStoreError:
-        reason = exc.strerror or str(exc) or type(exc).__name__
-        return JobStoreError(
-            f"could not {action} {self.path}: {reason}",
-            path=self.path,
-            reason=reason,
-            errno=exc.errno,
-            action=action,
-        )
-
 
 def _encode(document: Document) -> bytes:
     jobs = sorted(document.jobs.values(), key=lambda job: (job.created, job.id))
@@ -301,7 +205,4 @@ def _encode(document: Document) -> bytes:
         "jobs": [job.to_json() for job in jobs],
         "heartbeat": document.beat.to_json(),
     }
-    try:
-        return (json.dumps(data, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
-    except UnicodeEncodeError:  # a lone surrogate in a message: escapes read back the same
-        return (json.dumps(data, indent=2) + "\n").encode("ascii")
+    return dump_json(data)
