@@ -19,7 +19,7 @@ from tuibot.engine import Engine
 from tuibot.events import ApprovalRequested, Event
 from tuibot.settings import load_settings
 
-CONFIG = """\
+AGENT_CONFIG = """\
 [agent]
 name = "Assistant"
 model = "test-model"
@@ -30,7 +30,13 @@ base_url = "{url}"
 max_retries = 0
 price_input = {price}
 price_output = 0
+"""
+"""The agent on the scripted server, priced per prompt token: the head of every config here
+and in :mod:`job_helpers`."""
 
+CONFIG = (
+    AGENT_CONFIG
+    + """
 [delegation]
 approval_timeout = {approval_timeout}
 {delegation}
@@ -43,6 +49,7 @@ description = "Writes code"
 name = "Reviewer"
 description = "Reviews code"
 """
+)
 
 
 def make_engine(
@@ -53,12 +60,17 @@ def make_engine(
     delegation: str = "",
 ) -> Engine:
     """An engine over the scripted server, with three bots and a price per prompt token."""
-    Path("tuibot.toml").write_text(
+    return engine_from(
         CONFIG.format(
             url=server.url, price=price, approval_timeout=approval_timeout, delegation=delegation
-        ),
-        encoding="utf-8",
+        )
     )
+
+
+def engine_from(config: str) -> Engine:
+    """An engine read from ``config``, written as ``tuibot.toml`` in the working folder
+    (the hermetic fixture's), with its tools loaded."""
+    Path("tuibot.toml").write_text(config, encoding="utf-8")
     engine = Engine(load_settings(None, env={}))
     engine.load_tools()
     return engine

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from delegation_helpers import AGENT_CONFIG, engine_from, last_text
 
 from tuibot.engine import Engine
 from tuibot.jobs.book import NewJob
@@ -77,18 +78,9 @@ def stored_jobs(hermetic: Path) -> list[dict[str, Any]]:
     return document["jobs"]
 
 
-CONFIG = """\
-[agent]
-name = "Assistant"
-model = "test-model"
-max_rounds = 30
-
-[providers.local]
-base_url = "{url}"
-max_retries = 0
-price_input = {price}
-price_output = 0
-
+CONFIG = (
+    AGENT_CONFIG
+    + """
 [heartbeat]
 interval = {heartbeat}
 
@@ -99,6 +91,7 @@ misfire_grace = {grace}
 approval_timeout = 60
 {extra}
 """
+)
 
 
 def make_engine(
@@ -111,14 +104,9 @@ def make_engine(
     extra: str = "",
 ) -> Engine:
     """An engine over the scripted server whose job book reads the fake clock."""
-    from tuibot.settings import load_settings
-
-    Path("tuibot.toml").write_text(
-        CONFIG.format(url=server.url, price=price, heartbeat=heartbeat, grace=grace, extra=extra),
-        encoding="utf-8",
+    engine = engine_from(
+        CONFIG.format(url=server.url, price=price, heartbeat=heartbeat, grace=grace, extra=extra)
     )
-    engine = Engine(load_settings(None, env={}))
-    engine.load_tools()
     engine.jobs.clock = clock
     return engine
 
@@ -142,11 +130,10 @@ async def jump(engine: Engine, clock: FakeClock, **delta: float) -> None:
 
 def job_requests(server: Any, needle: str) -> list[dict[str, Any]]:
     """Chat requests whose last message contains ``needle``."""
-    found = []
-    for request in server.requests:
-        if not request.path.endswith("/chat/completions") or request.body is None:
-            continue
-        content = request.body["messages"][-1].get("content")
-        if isinstance(content, str) and needle in content:
-            found.append(request.body)
-    return found
+    return [
+        request.body
+        for request in server.requests
+        if request.path.endswith("/chat/completions")
+        and request.body is not None
+        and needle in last_text(request.body)
+    ]
