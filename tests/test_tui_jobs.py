@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +35,11 @@ async def open_jobs(app: TuibotApp, pilot: Pilot[Any]) -> JobsScreen:
     return app.screen
 
 
+def where(screen: JobsScreen) -> str:
+    """What the screen says about who runs the jobs."""
+    return str(screen.query_one(".where").render())
+
+
 async def test_the_app_runs_jobs_and_the_screen_acts_on_them(
     server: ScriptedServer, hermetic: Path
 ) -> None:
@@ -47,7 +54,7 @@ async def test_the_app_runs_jobs_and_the_screen_acts_on_them(
         await until(pilot, lambda: len(table_rows(app)) == 1)
         [row] = table_rows(app)
         assert row[0] == "Check the backups." and row[1] == "every 1h" and row[6] == job.id
-        assert "run in this window" in str(screen.query_one(".where").render())
+        assert "run in this window" in where(screen)
 
         await pilot.press("p")
         await until(pilot, lambda: engine.jobs.store.get(job.id).paused)
@@ -84,7 +91,7 @@ async def test_an_app_started_beside_a_headless_one_says_so_and_runs_nothing(
             [(severity, said)] = notes.about("runs the scheduled jobs")
             assert severity == "warning" and "a headless tuibot (pid" in said
             screen = await open_jobs(app, pilot)
-            assert "t takes over" in str(screen.query_one(".where").render())
+            assert "t takes over" in where(screen)
     finally:
         lock.release()
 
@@ -94,21 +101,33 @@ import sys, time
 from pathlib import Path
 from tuibot.instance import InstanceLock
 lock = InstanceLock(Path(sys.argv[1]))
-assert lock.acquire(sys.argv[2] if len(sys.argv) > 2 else "headless") is None
+assert lock.acquire(sys.argv[2]) is None
 print("held", flush=True)
 time.sleep(60)
 """
 
 
-async def test_take_over_stops_the_headless_one_and_runs_the_jobs_here(
-    server: ScriptedServer, hermetic: Path
-) -> None:
+@contextmanager
+def lock_holder(hermetic: Path, kind: str = "headless") -> Iterator[subprocess.Popen[str]]:
+    """Another process holding the instance lock as a ``kind`` tuibot; killed at the end if
+    it still runs."""
     path = hermetic / "data" / "tuibot.lock"
     holder = subprocess.Popen(
-        [sys.executable, "-c", HOLDER, str(path)], stdout=subprocess.PIPE, text=True
+        [sys.executable, "-c", HOLDER, str(path), kind], stdout=subprocess.PIPE, text=True
     )
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        yield holder
+    finally:
+        if holder.poll() is None:
+            holder.kill()
+        holder.wait()
+
+
+async def test_take_over_stops_the_headless_one_and_runs_the_jobs_here(
+    server: ScriptedServer, hermetic: Path
+) -> None:
+    with lock_holder(hermetic) as holder:
         app = make_app(server, heartbeat__interval=0)
         async with app.run_test(size=SIZE) as pilot:
             await ready(pilot)
@@ -119,21 +138,12 @@ async def test_take_over_stops_the_headless_one_and_runs_the_jobs_here(
             await pilot.press("y")
             await until(pilot, lambda: app.engine is not None and app.engine.scheduled is not None)
             assert holder.wait(timeout=10) is not None  # it was asked to stop, and did
-    finally:
-        if holder.poll() is None:
-            holder.kill()
-            holder.wait()
 
 
 async def test_another_app_is_never_taken_over(server: ScriptedServer, hermetic: Path) -> None:
     """An app dies on SIGTERM without restoring its terminal: only a headless one is stopped."""
-    path = hermetic / "data" / "tuibot.lock"
-    holder = subprocess.Popen(
-        [sys.executable, "-c", HOLDER, str(path), "tui"], stdout=subprocess.PIPE, text=True
-    )
     notes = Notes()
-    try:
-        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+    with lock_holder(hermetic, "tui") as holder:
         app = make_app(server, heartbeat__interval=0)
         async with app.run_test(size=SIZE, message_hook=notes) as pilot:
             await ready(pilot)
@@ -141,26 +151,18 @@ async def test_another_app_is_never_taken_over(server: ScriptedServer, hermetic:
             [(_, said)] = notes.about("runs the scheduled jobs")
             assert "quit that one" in said and "press t" not in said
             screen = await open_jobs(app, pilot)
-            assert "quit it to run them here" in str(screen.query_one(".where").render())
+            assert "quit it to run them here" in where(screen)
             await pilot.press("t")
             await until(pilot, lambda: bool(notes.about("only a headless tuibot")))
             assert app.screen is screen and app.engine is not None
             assert app.engine.scheduled is None
             assert holder.poll() is None  # still running: nobody asked it to stop
-    finally:
-        holder.kill()
-        holder.wait()
 
 
 async def test_when_the_headless_one_ends_by_itself_t_runs_the_jobs_here(
     server: ScriptedServer, hermetic: Path
 ) -> None:
-    path = hermetic / "data" / "tuibot.lock"
-    holder = subprocess.Popen(
-        [sys.executable, "-c", HOLDER, str(path)], stdout=subprocess.PIPE, text=True
-    )
-    try:
-        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+    with lock_holder(hermetic) as holder:
         app = make_app(server, heartbeat__interval=0)
         async with app.run_test(size=SIZE) as pilot:
             await ready(pilot)
@@ -168,13 +170,7 @@ async def test_when_the_headless_one_ends_by_itself_t_runs_the_jobs_here(
             screen = await open_jobs(app, pilot)
             holder.terminate()  # `systemctl --user stop tuibot` while the app is open
             holder.wait(timeout=10)
-            await until(
-                pilot, lambda: "t runs them here" in str(screen.query_one(".where").render())
-            )
+            await until(pilot, lambda: "t runs them here" in where(screen))
             await pilot.press("t")  # nothing to stop, so nothing to confirm
             await until(pilot, lambda: app.engine is not None and app.engine.scheduled is not None)
             assert app.screen is screen
-    finally:
-        if holder.poll() is None:
-            holder.kill()
-            holder.wait()
