@@ -104,8 +104,13 @@ class HistoryLines(Widget, can_focus=True):
         self._wake = asyncio.Event()
         self.drawing = False
         """Blocks are being drawn now (in view, or ahead of it)."""
+        self._started = False
 
-    def on_mount(self) -> None:
+    def _start(self) -> None:
+        """Start drawing (once, when the first chat is shown: not before the first paint)."""
+        if self._started:
+            return
+        self._started = True
         self.watch(self.app, "theme", self._restyled, init=False)
         self.run_worker(
             self._draw_loop(),
@@ -119,6 +124,7 @@ class HistoryLines(Widget, can_focus=True):
 
     def show(self, entries: list[Entry], *, reasoning: bool, tools: bool) -> None:
         """Replace the history with ``entries``, all estimated until drawn."""
+        self._start()
         self.entries = entries
         self._reasoning, self._tools = reasoning, tools
         self._open.clear()
