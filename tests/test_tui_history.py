@@ -37,10 +37,8 @@ def test_the_row_map_finds_blocks_by_row_and_rows_by_block() -> None:
     assert rows.at(-3) == 0 and rows.at(99) == 2, "clamped to the first and last block"
     assert [rows.start(i) for i in range(4)] == [0, 2, 7, 8]
     assert list(rows.span(1, 3)) == [0, 1] and list(rows.span(3, 3)) == []
-    assert rows.set(1, 9, measured=True) == 4 and rows.measured(1) and not rows.measured(0)
+    assert rows.set(1, 9) == 4
     assert rows.total == 12 and rows.start(2) == 11 and rows.at(10) == 1
-    rows.forget_measures()
-    assert not rows.measured(1) and rows.height(1) == 9, "the value stays as an estimate"
     assert RowMap().at(0) == -1 and RowMap().total == 0
 
 

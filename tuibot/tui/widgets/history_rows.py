@@ -108,13 +108,12 @@ class HistoryRows:
         """Unit ``index`` must be drawn again (its look changed): estimated until then."""
         self.drawings.pop(index, None)
         self._drops.pop(index, None)
-        self.rows.set(index, self._estimate(self.units[index]), measured=False)
+        self.rows.set(index, self._estimate(self.units[index]))
 
     def forget_all(self) -> None:
         """Every drawing is stale (width or theme): heights stay, as estimates."""
         self.drawings.clear()
-        self._drops.clear()
-        self.rows.forget_measures()
+        self._drops.clear()  # the heights stay, as estimates until drawn again
 
     def forget_far(self, near: int, limit: int) -> None:
         """Keep at most ``limit`` drawn lines, dropping units furthest from ``near``."""
@@ -164,7 +163,7 @@ class HistoryRows:
 
     def _measure(self, index: int) -> None:
         drop = self._drops[index] = self._dropped(index)
-        self.rows.set(index, len(self.drawings[index].lines) - drop, measured=True)
+        self.rows.set(index, len(self.drawings[index].lines) - drop)
 
     # -- the held row ----------------------------------------------------------------
 

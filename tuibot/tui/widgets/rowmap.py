@@ -18,7 +18,6 @@ class RowMap:
 
     def __init__(self, heights: list[int] | None = None) -> None:
         self._heights: list[int] = list(heights or [])
-        self._measured: list[bool] = [False] * len(self._heights)
         self._starts: list[int] | None = None
 
     def __len__(self) -> int:
@@ -34,15 +33,10 @@ class RowMap:
         """Rows of block ``index`` (measured, or the estimate)."""
         return self._heights[index]
 
-    def measured(self, index: int) -> bool:
-        """Whether block ``index``'s height is its real one (drawn at this width)."""
-        return self._measured[index]
-
-    def set(self, index: int, height: int, *, measured: bool) -> int:
+    def set(self, index: int, height: int) -> int:
         """Give block ``index`` a height; returns how many rows it grew (or shrank)."""
         change = height - self._heights[index]
         self._heights[index] = height
-        self._measured[index] = measured
         if change:
             self._starts = None
         return change
@@ -50,12 +44,7 @@ class RowMap:
     def splice(self, index: int, heights: list[int]) -> None:
         """Replace block ``index`` by blocks of ``heights`` (estimates): one block cut in parts."""
         self._heights[index : index + 1] = heights
-        self._measured[index : index + 1] = [False] * len(heights)
         self._starts = None
-
-    def forget_measures(self) -> None:
-        """Every height becomes an estimate again (the width changed); values stay."""
-        self._measured = [False] * len(self._heights)
 
     def start(self, index: int) -> int:
         """The row block ``index`` starts at (``total`` for one past the end)."""
