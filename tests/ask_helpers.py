@@ -15,7 +15,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -231,12 +231,17 @@ def assert_clean_stderr(ran: Ran) -> None:
 
 
 def run_on_terminal(
-    argv: Sequence[str], *, prompt: bytes, answer: bytes | signal.Signals, timeout: float = 30
+    argv: Sequence[str],
+    *,
+    prompt: bytes | tuple[bytes, ...],
+    answer: bytes | signal.Signals | Callable[[], bytes],
+    timeout: float = 30,
 ) -> tuple[int, str, str]:
     """Run with stdin and stderr on a pseudo-terminal, answering every ``prompt`` it shows.
 
-    ``answer`` is typed in, or, when it is a signal, sent to the process (Ctrl+C is
-    SIGINT). Returns (exit code, stdout, everything the terminal showed, echoes included).
+    ``answer`` is typed in (a function: called for each prompt), or, when it is a signal,
+    sent to the process (Ctrl+C is SIGINT). Several prompts may be given.
+    Returns (exit code, stdout, everything the terminal showed, echoes included).
     """
     import pty
     import select
@@ -272,9 +277,12 @@ def run_on_terminal(
                     out += chunk
                 else:
                     screen += chunk
-                    while screen.count(prompt) > answered:
+                    prompts = prompt if isinstance(prompt, tuple) else (prompt,)
+                    while sum(screen.count(p) for p in prompts) > answered:
                         if isinstance(answer, bytes):
                             os.write(master, answer)
+                        elif callable(answer):
+                            os.write(master, answer())
                         else:
                             os.kill(process.pid, answer)
                         answered += 1

@@ -69,17 +69,19 @@ def stored(path: Path) -> list[dict[str, object]]:
 
 async def test_a_chat_grant_outlives_its_queue_but_only_in_its_chat(path: Path) -> None:
     first = Queue(path)
-    decided = await first.ask("c_1", "tool:exec", Decision(True, "chat", reason="ok for now"))
+    decided = await first.ask("c_1", "tool:run_tests", Decision(True, "chat", reason="ok for now"))
     assert decided.allowed
 
     [entry] = stored(path)
-    assert entry["key"] == "tool:exec" and entry["scope"] == "chat" and entry["chat"] == "c_1"
-    assert entry["reason"] == "ok for now" and entry["id"] == grant_id("chat", "c_1", "tool:exec")
+    assert entry["key"] == "tool:run_tests" and entry["scope"] == "chat" and entry["chat"] == "c_1"
+    assert entry["reason"] == "ok for now" and entry["id"] == grant_id(
+        "chat", "c_1", "tool:run_tests"
+    )
 
     later = Queue(path)  # a new process: nothing in memory, the same file
-    again = await later.ask("c_1", "tool:exec", None)
+    again = await later.ask("c_1", "tool:run_tests", None)
     assert again.allowed and again.reason == "allowed by an earlier decision"
-    other = await later.ask("c_2", "tool:exec", Decision(False, reason="no"))
+    other = await later.ask("c_2", "tool:run_tests", Decision(False, reason="no"))
     assert not other.allowed and later.asked() == 1
 
 
@@ -92,30 +94,30 @@ async def test_a_lifetime_grant_answers_in_every_chat(path: Path) -> None:
     for chat in ("c_1", "c_2", "c_new"):
         assert (await later.ask(chat, "delegate:Assistant->Coder", None)).allowed
     # another key is still asked
-    assert not (await later.ask("c_1", "tool:exec", Decision(False))).allowed
+    assert not (await later.ask("c_1", "tool:run_tests", Decision(False))).allowed
 
 
 async def test_once_and_denials_are_not_kept(path: Path) -> None:
     first = Queue(path)
-    await first.ask("c_1", "tool:exec", Decision(True, "once"))
+    await first.ask("c_1", "tool:run_tests", Decision(True, "once"))
     await first.ask("c_1", "tool:rm", Decision(False, "lifetime"))
     assert not path.exists()
     # asked again, in the same queue too
-    await first.ask("c_1", "tool:exec", Decision(True))
+    await first.ask("c_1", "tool:run_tests", Decision(True))
     assert first.asked() == 3
 
 
 async def test_without_a_store_grants_stay_in_memory(path: Path) -> None:
     memory = Queue(None)
-    await memory.ask("c_1", "tool:exec", Decision(True, "chat"))
-    assert (await memory.ask("c_1", "tool:exec", None)).allowed
-    assert not path.exists() and memory.queue.chat_grants == {("c_1", "tool:exec")}
+    await memory.ask("c_1", "tool:run_tests", Decision(True, "chat"))
+    assert (await memory.ask("c_1", "tool:run_tests", None)).allowed
+    assert not path.exists() and memory.queue.chat_grants == {("c_1", "tool:run_tests")}
 
 
 def test_the_file_is_private_and_adding_twice_keeps_the_first(path: Path) -> None:
     store = GrantStore(path)
-    first = store.add(Grant("tool:exec", "chat", "c_1", created=100.0, reason="first"))
-    again = store.add(Grant("tool:exec", "chat", "c_1", created=200.0, reason="second"))
+    first = store.add(Grant("tool:run_tests", "chat", "c_1", created=100.0, reason="first"))
+    again = store.add(Grant("tool:run_tests", "chat", "c_1", created=200.0, reason="second"))
     assert again == first and again.reason == "first"
     assert [g.reason for g in GrantStore(path).load()] == ["first"]
     if os.name == "posix":
@@ -124,16 +126,18 @@ def test_the_file_is_private_and_adding_twice_keeps_the_first(path: Path) -> Non
 
 def test_ids_are_stable_and_distinguish_scope_chat_and_key() -> None:
     ids = {
-        Grant("tool:exec", "chat", "c_1").id,
-        Grant("tool:exec", "chat", "c_2").id,
-        Grant("tool:exec", "lifetime", None).id,
+        Grant("tool:run_tests", "chat", "c_1").id,
+        Grant("tool:run_tests", "chat", "c_2").id,
+        Grant("tool:run_tests", "lifetime", None).id,
         Grant("tool:ls", "chat", "c_1").id,
     }
     assert len(ids) == 4
-    assert Grant("tool:exec", "chat", "c_1", created=1).id == grant_id("chat", "c_1", "tool:exec")
+    assert Grant("tool:run_tests", "chat", "c_1", created=1).id == grant_id(
+        "chat", "c_1", "tool:run_tests"
+    )
     assert all(i.startswith("g_") and len(i) == 10 for i in ids)
     with pytest.raises(ValueError):
-        Grant("tool:exec", "chat", None)
+        Grant("tool:run_tests", "chat", None)
 
 
 # revoking
@@ -141,14 +145,14 @@ def test_ids_are_stable_and_distinguish_scope_chat_and_key() -> None:
 
 async def test_a_revoked_grant_is_asked_again_even_by_a_running_queue(path: Path) -> None:
     running = Queue(path)
-    await running.ask("c_1", "tool:exec", Decision(True, "chat"))
-    assert (await running.ask("c_1", "tool:exec", None)).allowed
+    await running.ask("c_1", "tool:run_tests", Decision(True, "chat"))
+    assert (await running.ask("c_1", "tool:run_tests", None)).allowed
 
-    revoked = GrantStore(path).revoke(grant_id("chat", "c_1", "tool:exec")[:6])  # a prefix
-    assert revoked.key == "tool:exec" and revoked.chat == "c_1"
+    revoked = GrantStore(path).revoke(grant_id("chat", "c_1", "tool:run_tests")[:6])  # a prefix
+    assert revoked.key == "tool:run_tests" and revoked.chat == "c_1"
     assert stored(path) == []
 
-    again = await running.ask("c_1", "tool:exec", Decision(False, reason="not now"))
+    again = await running.ask("c_1", "tool:run_tests", Decision(False, reason="not now"))
     assert not again.allowed and running.asked() == 2
 
 
@@ -236,7 +240,7 @@ def test_a_malformed_file_is_an_error_naming_it_and_is_left_alone(
     assert str(path) in str(error.value) and reason in str(error.value)
     assert error.value.path == path
     with pytest.raises(GrantStoreError):
-        store.add(Grant("tool:exec", "lifetime", None))
+        store.add(Grant("tool:run_tests", "lifetime", None))
     with pytest.raises(GrantStoreError):
         store.allows("c_1", "tool:x")
     assert path.read_text(encoding="utf-8") == content
@@ -248,14 +252,14 @@ async def test_a_queue_on_a_broken_file_asks_and_says_why(path: Path) -> None:
     queue = Queue(path)  # constructing reads nothing
     assert queue.events == []
 
-    decided = await queue.ask("c_1", "tool:exec", Decision(True, "chat"))
+    decided = await queue.ask("c_1", "tool:run_tests", Decision(True, "chat"))
     assert decided.allowed and queue.asked() == 1
     read_error, save_error = queue.notices()
     assert read_error.level == "error" and str(path) in read_error.message
     assert save_error.level == "error" and "this run only" in save_error.message
     assert path.read_text(encoding="utf-8") == "{broken"
     # the grant holds in memory for this run, without asking or re-reporting
-    assert (await queue.ask("c_1", "tool:exec", None)).allowed
+    assert (await queue.ask("c_1", "tool:run_tests", None)).allowed
     assert len(queue.notices()) == 2
 
 
@@ -270,7 +274,7 @@ async def test_a_full_disk_still_delivers_the_decision(
         raise OSError(errno.ENOSPC, "No space left on device")
 
     monkeypatch.setattr(os, "fsync", full)
-    decided = await queue.ask("c_1", "tool:exec", Decision(True, "chat", reason="yes"))
+    decided = await queue.ask("c_1", "tool:run_tests", Decision(True, "chat", reason="yes"))
     monkeypatch.undo()
 
     assert decided.allowed and decided.reason == "yes"
@@ -281,8 +285,8 @@ async def test_a_full_disk_still_delivers_the_decision(
     assert sorted(p.name for p in path.parent.iterdir()) == [".grants.json.lock", "grants.json"]
     assert queue.store is not None
     assert [g.key for g in queue.store.all()] == ["tool:ls"]  # memory is as the disk is
-    assert (await queue.ask("c_1", "tool:exec", None)).allowed  # this run keeps it
-    assert not (await Queue(path).ask("c_1", "tool:exec", Decision(False))).allowed
+    assert (await queue.ask("c_1", "tool:run_tests", None)).allowed  # this run keeps it
+    assert not (await Queue(path).ask("c_1", "tool:run_tests", Decision(False))).allowed
 
 
 def test_a_full_disk_raises_from_the_store(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -293,7 +297,7 @@ def test_a_full_disk_raises_from_the_store(path: Path, monkeypatch: pytest.Monke
 
     monkeypatch.setattr(os, "fsync", full)
     with pytest.raises(GrantStoreError) as error:
-        store.add(Grant("tool:exec", "lifetime", None))
+        store.add(Grant("tool:run_tests", "lifetime", None))
     monkeypatch.undo()
     assert error.value.errno == errno.ENOSPC and str(path) in str(error.value)
     assert not path.exists() and store.all() == []
@@ -339,20 +343,26 @@ def test_grants_list_with_none(path: Path, capsys: pytest.CaptureFixture[str]) -
 
 def test_grants_list_shows_every_field(path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     store = GrantStore(path)
-    chat = store.add(Grant("tool:exec", "chat", "c_1", created=1767000000.0, reason="for c_1"))
+    chat = store.add(Grant("tool:run_tests", "chat", "c_1", created=1767000000.0, reason="for c_1"))
     life = store.add(Grant("delegate:A->B", "lifetime", None, created=1767000600.0))
 
     assert main(["grants", "list"]) == 0
     header, first, second = capsys.readouterr().out.splitlines()
-    assert header.split() == ["ID", "SCOPE", "CHAT", "KEY", "CREATED", "REASON"]
+    assert header.split() == ["ID", "SCOPE", "CHAT", "CREATED", "REASON", "ALLOWS"]
     when = datetime.fromtimestamp(1767000000.0).strftime("%Y-%m-%d %H:%M")
-    assert first.split() == [chat.id, "chat", "c_1", "tool:exec", *when.split(), "for", "c_1"]
-    assert second.split()[:4] == [life.id, "lifetime", "-", "delegate:A->B"]
+    allows = ["every", "call", "of", "the", "tool", "run_tests"]
+    assert first.split() == [chat.id, "chat", "c_1", *when.split(), "for", "c_1", *allows]
+    assert second.split()[:3] == [life.id, "lifetime", "-"]
+    assert second.endswith("giving work A->B")
 
     assert main(["grants", "list", "--json"]) == 0
     rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
-    assert rows == [chat.as_dict(), life.as_dict()]
+    assert [{k: v for k, v in row.items() if k != "covers"} for row in rows] == [
+        chat.as_dict(),
+        life.as_dict(),
+    ]
     assert rows[1] == {
+        "covers": "giving work A->B",
         "id": life.id,
         "key": "delegate:A->B",
         "scope": "lifetime",
@@ -365,11 +375,14 @@ def test_grants_list_shows_every_field(path: Path, capsys: pytest.CaptureFixture
 def test_grants_revoke(path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     store = GrantStore(path)
     kept = store.add(Grant("tool:ls", "lifetime", None))
-    gone = store.add(Grant("tool:exec", "chat", "c_1"))
+    gone = store.add(Grant("tool:run_tests", "chat", "c_1"))
 
     assert main(["grants", "revoke", gone.id]) == 0
     out = capsys.readouterr()
-    assert out.out == f"revoked {gone.id}: tool:exec in chat c_1\n" and out.err == ""
+    assert (
+        out.out == (f"revoked {gone.id}: every call of the tool run_tests in chat c_1\n")
+        and out.err == ""
+    )
     assert [g.id for g in GrantStore(path).load()] == [kept.id]
 
     assert main(["grants", "revoke", gone.id]) == 2

@@ -152,7 +152,7 @@ async def test_q_denies_with_a_question_the_model_reads_next(server: ScriptedSer
 
 
 @pytest.mark.parametrize(("key", "scope"), [("c", "chat"), ("a", "lifetime")])
-async def test_c_and_a_keep_a_grant_so_the_next_call_is_not_asked(
+async def test_c_and_a_keep_a_grant_for_that_command_only(
     server: ScriptedServer, key: str, scope: str
 ) -> None:
     server.responder = exec_responder
@@ -169,13 +169,17 @@ async def test_c_and_a_keep_a_grant_so_the_next_call_is_not_asked(
         await until(pilot, lambda: len(seen.of(ToolFinished)) == 1)
 
         [grant] = engine.approvals.grants.all()
-        assert (grant.key, grant.scope) == ("tool:exec", scope)
+        assert (grant.key, grant.scope) == ("exec:echo one", scope)
         assert grant.chat == (chat if scope == "chat" else None)
         again = chat if scope == "chat" else chat_of(app)  # "always" holds in other chats too
-        await run(app, again, "echo two")
+        await run(app, again, "echo one")
         await until(pilot, lambda: len(seen.of(ToolFinished)) == 2)
         assert all(finished.ok for finished in seen.of(ToolFinished))
         assert len(seen.of(ApprovalRequested)) == 1
+        await run(app, again, "echo two")  # another command: the grant does not cover it
+        await until(pilot, lambda: len(seen.of(ApprovalRequested)) == 2)
+        await pilot.press("ctrl+g", "n")
+        await until(pilot, lambda: len(seen.of(ToolFinished)) == 3)
         await finish(pilot, app)
 
 

@@ -474,16 +474,35 @@ def registry() -> ToolRegistry:
     return reg
 
 
-def test_confirmation_only_for_unsafe_methods(registry: ToolRegistry) -> None:
+def test_plain_requests_ask_per_host_and_data_always_asks(registry: ToolRegistry) -> None:
     spec = registry.get("http_request")
     assert spec is not None
-    assert spec.confirmation_prompt({"url": "https://x.test/"}) is None
-    assert spec.confirmation_prompt({"url": "https://x.test/", "method": "HEAD"}) is None
-    prompt = spec.confirmation_prompt({"url": "https://x.test/", "method": "POST", "body": "ab"})
-    assert prompt == "Send HTTP POST to https://x.test/ with a 2-byte body?"
-    assert spec.confirmation_prompt({"url": "u", "method": "DELETE"}) == "Send HTTP DELETE to u?"
+    plain = spec.permission({"url": "https://x.test/a?q=1"})
+    assert plain is not None and plain.kind == "network" and plain.grant_key == "net:x.test"
+    head = spec.permission({"url": "https://x.test:8443/", "method": "HEAD"})
+    assert head is not None and head.grant_key == "net:x.test:8443"
+    post = spec.permission({"url": "https://x.test/", "method": "POST", "body": "ab"})
+    assert post is not None and post.grant_key is None and ("body", "ab") in post.fields
+    header = spec.permission({"url": "https://x.test/", "headers": {"X-Key": "v"}})
+    assert header is not None and header.grant_key is None
+    assert "X-Key" in dict(header.fields)["headers"]
     web = registry.get("web_fetch")
-    assert web is not None and web.confirmation_prompt({"url": "u"}) is None
+    assert web is not None and web.permission({"url": "u"}) is None  # refused by the tool
+    page = web.permission({"url": "https://Docs.Example.org/x"})
+    assert page is not None and page.grant_key == "net:docs.example.org"
+
+
+def test_allowed_hosts_need_no_question(registry: ToolRegistry, tmp_path: Path) -> None:
+    web = registry.get("web_fetch")
+    assert web is not None
+    scope = ToolScope(tmp_path, allowed_hosts=("*.example.org", "api.test"))
+    with use_scope(scope):
+        assert web.permission({"url": "https://docs.example.org/"}) is None
+        assert web.permission({"url": "https://api.test/v1"}) is None
+        assert web.permission({"url": "https://evil.test/"}) is not None
+        spec = registry.get("http_request")
+        assert spec is not None  # data always asks, allowed host or not
+        assert spec.permission({"url": "https://api.test/", "method": "POST"}) is not None
 
 
 async def test_plugins_read_the_loopback_switch_from_the_scope(
@@ -506,7 +525,9 @@ async def test_plugins_read_the_loopback_switch_from_the_scope(
 async def test_the_allow_loopback_setting_reaches_a_turns_tools(
     server: ScriptedServer, local: Local, allowed: bool
 ) -> None:
-    engine = make_engine(server, tools__allow_loopback=allowed)
+    engine = make_engine(
+        server, tools__allow_loopback=allowed, tools__allowed_hosts=["127.0.0.1:*"]
+    )
     seen = Recorder(engine)
     url = local.url("/page")
     server.enqueue(tool_calls([("web_fetch", json.dumps({"url": url}))]), text("done"))

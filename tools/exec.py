@@ -25,6 +25,7 @@ import signal
 from typing import Annotated
 
 from tuibot import Param, tool
+from tuibot.permissions import Permission, exec_permission
 from tuibot.toolkit.workspace import current_workspace
 
 OUTPUT_LIMIT = 200 * 1024
@@ -66,12 +67,13 @@ def blocked_reason(command: str) -> str | None:
     return None
 
 
-def _confirm(arguments: dict[str, object]) -> str | None:
-    """Ask with the full command; a blocked command is refused without asking."""
+def _confirm(arguments: dict[str, object]) -> Permission | None:
+    """Ask with the whole command; a grant covers exactly it (or a prefix chosen
+    explicitly); a blocked command is refused without asking."""
     command = str(arguments.get("command", ""))
     if blocked_reason(command) is not None:
         return None
-    return f"Run this shell command in {current_workspace()}?\n  {command}\n"
+    return exec_permission(command, str(current_workspace()))
 
 
 @tool(confirm=_confirm)

@@ -1,10 +1,12 @@
 """Bundled tool: send one HTTP request to a public API and show the response.
 
 For APIs rather than pages: any method, headers and a text body; the answer shows the
-status, the headers worth reading and at most 50 KB of body. GET and HEAD run unasked;
-anything that can change something elsewhere (POST, PUT, PATCH, DELETE, OPTIONS) asks
-the user first. The same SSRF guard as ``web_fetch`` applies, and only GET and HEAD
-follow redirects, so a confirmed request is never re-sent somewhere the user did not see.
+status, the headers worth reading and at most 50 KB of body. A plain GET or HEAD asks
+before the first request to a host (like ``web_fetch``); a request that carries data — any
+other method, a body, any header — is shown whole and asks every time, since it could be
+sending what the model read elsewhere. The same SSRF guard as ``web_fetch`` applies, and
+only GET and HEAD follow redirects, so a confirmed request is never re-sent somewhere the
+user did not see.
 """
 
 from __future__ import annotations
@@ -12,19 +14,16 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from tuibot import Param, tool
+from tuibot.permissions import Permission
+from tuibot.toolkit.permits import request_permission
 
-SAFE_METHODS = ("GET", "HEAD")
-"""Methods that only read, and so need no confirmation."""
 
-
-def _confirm(arguments: dict[str, Any]) -> str | bool:
-    """Ask before any method that may change state on the server."""
-    method = arguments.get("method", "GET")
-    if method in SAFE_METHODS:
-        return False
-    body = arguments.get("body") or ""
-    size = f" with a {len(body.encode('utf-8'))}-byte body" if body else ""
-    return f"Send HTTP {method} to {arguments.get('url', '?')}{size}?"
+def _confirm(arguments: dict[str, Any]) -> Permission | None:
+    """A plain GET/HEAD asks per host; a request carrying data is shown whole, every time."""
+    return request_permission(
+        arguments.get("url"), arguments.get("method"), arguments.get("headers"),
+        arguments.get("body"),
+    )  # fmt: skip
 
 
 @tool(confirm=_confirm, timeout=90)
@@ -38,7 +37,7 @@ async def http_request(
 
     Args:
         url: The http/https URL to call.
-        method: HTTP method; anything but GET and HEAD asks the user first.
+        method: HTTP method; anything but GET and HEAD is shown and asked every time.
         headers: Extra request headers, e.g. {"Accept": "application/json"}.
         body: Request body as text (for POST, PUT, PATCH).
     """

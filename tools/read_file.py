@@ -3,13 +3,17 @@
 Models cite and edit by line number, so each line carries its number. A page stops at
 ``limit`` lines or 50 KB of output, whichever comes first, and always ends by saying how
 to get the next page, so a large file never floods the context and is never silently cut.
+A file whose name looks like it holds secrets (``.env``, ``*.pem``, ``id_rsa``…) is read
+only after a person allows it.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, BinaryIO
+from typing import Annotated, Any, BinaryIO
 
 from tuibot import Param, resolve_in_workspace, tool
+from tuibot.permissions import Permission
+from tuibot.toolkit.permits import secret_read_permission
 
 PAGE_BYTES = 50 * 1024
 """Upper bound on one page of output."""
@@ -17,7 +21,12 @@ BINARY_PROBE = 8192
 """How much of the file is checked for NUL bytes."""
 
 
-@tool
+def _confirm(arguments: dict[str, Any]) -> Permission | None:
+    """Ask before a file that looks like it holds secrets (``tools.secret_files``)."""
+    return secret_read_permission("Read", arguments.get("path"))
+
+
+@tool(confirm=_confirm)
 def read_file(
     path: str,
     offset: Annotated[int, Param(ge=0)] = 0,

@@ -35,6 +35,9 @@ class Decision:
     reason: str = ""
     question: str | None = None
     """A denial may carry a question for whoever asked."""
+    grant: str | None = None
+    """A broader grant the person chose explicitly (an exec prefix, a folder) instead of
+    the request's own key; kept only if it covers the request (see ``permissions``)."""
 
 
 @dataclass
@@ -79,10 +82,14 @@ class ApprovalQueue:
         return list(self._pending.values())
 
     def granted(self, chat: str, grant_key: str | None) -> bool:
-        """Whether an earlier decision already allows this."""
+        """Whether an earlier decision already allows this (a grant covering its key)."""
+        from tuibot.permissions import covers
+
         if grant_key is None:
             return False
-        if grant_key in self.lifetime_grants or (chat, grant_key) in self.chat_grants:
+        if any(covers(key, grant_key) for key in self.lifetime_grants) or any(
+            covers(key, grant_key) for where, key in self.chat_grants if where == chat
+        ):
             return True
         if self.grants is None:
             return False
@@ -155,8 +162,16 @@ class ApprovalQueue:
         return True
 
     def _keep(self, request: ApprovalRequest, decision: Decision) -> None:
-        """Turn a ``chat`` or ``lifetime`` decision into a grant: in the store, else memory."""
+        """Turn a ``chat`` or ``lifetime`` decision into a grant: in the store, else memory.
+
+        An explicit broader grant (``decision.grant``) is kept only when it covers the
+        request itself: a prefix that does not match the command shown grants nothing.
+        """
+        from tuibot.permissions import covers
+
         key = request.grant_key
+        if key is not None and decision.grant is not None:
+            key = decision.grant if covers(decision.grant, key) else None
         if key is None or decision.scope not in ("chat", "lifetime"):
             return
         if self.grants is not None and self._persist(request, decision, key):

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any, TextIO
 
 from tuibot.agent.calls import summarize_arguments
-from tuibot.approvals import Decision
+from tuibot.approvals import Decision, Scope
 from tuibot.commands.output import silence
 from tuibot.delegation.manager import RootLimits
 from tuibot.engine import Engine
@@ -38,8 +38,10 @@ from tuibot.events import (
     ToolStarted,
     TurnFinished,
 )
+from tuibot.request_text import answer_choices, chosen_grant, request_lines
 from tuibot.slash import is_command
 from tuibot.toolkit.threads import run_in_daemon_thread
+from tuibot.visible import visible
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_MODEL, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 EXIT_STOPPED = 4
@@ -134,10 +136,11 @@ class Printer:
         elif isinstance(event, ToolFinished):
             mark = "✓" if event.ok else "✗"
             first = event.output.strip().splitlines()[0][:120] if event.output.strip() else ""
+            first = visible(first, keep_newlines=False)  # a command's output may hold escapes
             detail = f"{len(event.output)} chars" if event.ok else first
             self._status(f"  {mark} {event.name} {event.duration_s * 1000:.0f} ms  {detail}")
         elif isinstance(event, Notice) and event.level != "info":
-            self._status(f"tuibot: {event.level}: {event.message}")
+            self._status(f"tuibot: {event.level}: {visible(event.message)}")
         elif isinstance(event, CommandOutput):
             stream = self.out if event.ok else self.err
             stream.write(event.text.rstrip("\n") + "\n")
@@ -283,11 +286,17 @@ class Approver:
     async def _answer(self, event: ApprovalRequested) -> None:
         # Going on after a restart is not going past a limit: --yes covers it.
         past_limit = event.kind in LIMIT_KINDS and event.details.get("limit") != "restart"
-        if self.yes and (not past_limit or self.continue_at_limits):
+        permission = event.details.get("permission") or {}
+        hidden = bool(permission.get("hidden"))  # --yes never covers what nobody could see
+        if self.yes and (not past_limit or self.continue_at_limits) and not hidden:
             decision = Decision(True, reason="allowed by --yes")
         elif not self.interactive:
-            if past_limit:
+            if hidden:
+                hint = "it contains hidden characters, which --yes does not allow"
+            elif past_limit:
                 hint = "rerun with --yes --continue-at-limits to allow"
+            elif permission.get("kind") == "network" and permission.get("grantKey"):
+                hint = "rerun with --yes, or list the host in tools.allowed_hosts"
             else:
                 hint = "rerun with --yes to allow"
             if event.kind.startswith("delegations."):  # that work stops: exit 4
@@ -297,24 +306,43 @@ class Approver:
             async with self._terminal:
                 if not any(r.id == event.request_id for r in self.engine.approvals.pending()):
                     return  # decided or withdrawn while an earlier prompt was open
-                reply = await run_in_daemon_thread(
-                    _prompt, f"tuibot: {event.summary}  [y]es / [a]lways in this chat / [N]o: "
-                )
-            decision = {
-                "y": Decision(True, reason="allowed once"),
-                "a": Decision(True, "chat", reason="allowed for this chat"),
-            }.get(reply, Decision(False, reason="denied by the user"))
+                decision = await self._ask_terminal(event)
         self.engine.decide(event.request_id, decision)
 
+    async def _ask_terminal(self, event: ApprovalRequested) -> Decision:
+        """The whole request on stderr, then the answer typed at the terminal."""
+        lines = request_lines(event.kind, event.summary, event.details)
+        question = "tuibot: " + "\n".join(lines) + f"\n  {answer_choices(event.details)}: "
+        reply = await run_in_daemon_thread(_prompt, question)
+        granted = bool((event.details.get("permission") or {}).get("grantKey", True))
+        if reply == "y":
+            return Decision(True, reason="allowed once")
+        if reply in ("c", "a") and granted:
+            scope: Scope = "chat" if reply == "c" else "lifetime"
+            return Decision(True, scope, reason=f"allowed {_SCOPE_WORDS[scope]}")
+        if reply == "p" and granted:
+            typed = await run_in_daemon_thread(_prompt, PREFIX_QUESTION, False)
+            key = chosen_grant(event.details, typed)
+            if key is None:
+                sys.stderr.write("  not a prefix or folder that can be allowed; allowed once\n")
+                return Decision(True, reason="allowed once")
+            return Decision(True, "chat", reason="allowed for this chat", grant=key)
+        return Decision(False, reason="denied by the user")
 
-def _prompt(question: str) -> str:
-    """Ask on the terminal; end of input counts as no."""
+
+_SCOPE_WORDS = {"chat": "for this chat", "lifetime": "always", "once": "once"}
+PREFIX_QUESTION = "  prefix or folder to allow in this chat (Enter: the first offered): "
+
+
+def _prompt(question: str, letter: bool = True) -> str:
+    """Ask on the terminal; end of input counts as no. ``letter``: the first letter only."""
     sys.stderr.write(question)
     sys.stderr.flush()
     try:
-        return sys.stdin.readline().strip().lower()[:1]
+        line = sys.stdin.readline().strip()
     except (OSError, ValueError):
         return ""
+    return line.lower()[:1] if letter else line
 
 
 async def run_ask(engine: Engine, options: AskOptions, out: TextIO, err: TextIO) -> int:

@@ -19,7 +19,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from tuibot.agent.calls import summarize_arguments
 from tuibot.agent.context import build_system_prompt
 from tuibot.agent.loop import Turn, run_turn
 from tuibot.approvals import ApprovalQueue, Decision
@@ -45,6 +44,7 @@ from tuibot.llm.parts import ModelClient
 from tuibot.llm.select import Route, make_client, needs_key, select_route
 from tuibot.memory import MemoryStore, MemoryStoreError, memory_path
 from tuibot.paths import DataPaths, config_home
+from tuibot.permissions import Permission, permission_details, request_summary
 from tuibot.settings import ConfigError, ProviderSettings, Settings
 from tuibot.skills.catalog import SkillCatalog
 from tuibot.skills.loader import SkillProblem, default_roots
@@ -698,25 +698,27 @@ class Engine:
             future.set_result(result)
 
     async def _approve(
-        self, chat: str, name: str, arguments: dict[str, Any], prompt: str, bot: str = ""
+        self, chat: str, name: str, arguments: dict[str, Any], permission: Permission, bot: str = ""
     ) -> tuple[bool, str]:
-        """Put a tool confirmation in the approval queue and wait for it."""
+        """Put a tool confirmation in the approval queue and wait for it.
+
+        The request carries the whole permission (subject, fields, what a grant covers),
+        so every front end shows all of it; nothing is cut.
+        """
         root = self.delegations.root_chat(chat)  # the person answers in their own chat
         details: dict[str, Any] = {
             "tool": name,
             "arguments": arguments,
-            "prompt": prompt,
+            "prompt": permission.question,
             "bot": bot,
+            "permission": permission_details(permission),
         }
         if root != chat:
             details["task_chat"] = chat
         decision = await self.approvals.ask(
-            root,
-            "tool",
-            f"{prompt} {name}({summarize_arguments(arguments, 80)})",
-            details,
-            grant_key=f"tool:{name}",
-        )
+            root, "tool", request_summary(name, arguments, permission), details,
+            grant_key=permission.grant_key,
+        )  # fmt: skip
         return decision.allowed, decision.reason or ("allowed" if decision.allowed else "denied")
 
     def _slash_context(self) -> SlashContext:

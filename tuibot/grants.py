@@ -1,10 +1,11 @@
 """Approval grants kept on disk, so an answer of "always" outlives the process.
 
-A grant says a question need not be asked again: ``tool:exec`` in one chat (scope
-``chat``) or everywhere (scope ``lifetime``). :class:`GrantStore` keeps them in one small
+A grant says a question need not be asked again: ``exec:git status`` in one chat (scope
+``chat``) or everywhere (scope ``lifetime``); what each key covers is decided in
+:mod:`tuibot.permissions`. :class:`GrantStore` keeps them in one small
 JSON file (``<data>/grants.json``)::
 
-    {"version": 1, "grants": [{"id": "g_1a2b3c4d", "key": "tool:exec", "scope": "chat",
+    {"version": 1, "grants": [{"id": "g_1a2b3c4d", "key": "exec:make test", "scope": "chat",
                                 "chat": "c_…", "created": 1767000000.0, "reason": "…"}]}
 
 The guarantees:
@@ -62,7 +63,7 @@ class Grant:
     """One kept decision: ``key`` is allowed in ``chat`` (scope ``chat``) or everywhere."""
 
     key: str
-    """What is allowed, e.g. ``tool:exec`` or ``delegate:Assistant->Coder``."""
+    """What is allowed, e.g. ``exec:make test`` or ``delegate:Assistant->Coder``."""
     scope: GrantScope
     chat: str | None
     """The chat a ``chat`` grant belongs to; None for ``lifetime``."""
@@ -85,8 +86,17 @@ class Grant:
         object.__setattr__(self, "id", grant_id(self.scope, self.chat, self.key))
 
     def applies(self, chat: str, key: str) -> bool:
-        """Whether this grant answers ``key`` asked in ``chat``."""
-        return key == self.key and (self.scope == "lifetime" or chat == self.chat)
+        """Whether this grant answers ``key`` asked in ``chat`` (see ``permissions.covers``)."""
+        from tuibot.permissions import covers
+
+        return covers(self.key, key) and (self.scope == "lifetime" or chat == self.chat)
+
+    @property
+    def covers(self) -> str:
+        """What this grant allows, in words (a retired tool-wide exec grant: nothing)."""
+        from tuibot.permissions import describe_key
+
+        return describe_key(self.key)
 
     def as_dict(self) -> dict[str, Any]:
         """The JSON form, as stored and as ``tuibot grants list --json`` prints it."""

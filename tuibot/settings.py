@@ -128,6 +128,15 @@ class AgentSettings:
     """Recent messages that consolidation always leaves in the chat's history."""
 
 
+SECRET_FILES = (
+    ".env", ".env.*", "*.env", ".envrc", "*.pem", "*.key", "*.p12", "*.pfx", "id_rsa*",
+    "id_dsa*", "id_ecdsa*", "id_ed25519*", ".netrc", "_netrc", ".pgpass", ".npmrc", ".pypirc",
+    "credentials", "credentials.json", "*.keystore", "*.jks", ".git-credentials", "secrets.*",
+    "*.secret", "*.secrets", "service-account*.json", "kubeconfig", ".htpasswd",
+)  # fmt: skip
+"""The default ``tools.secret_files``: names that usually hold keys or passwords."""
+
+
 @dataclass(frozen=True)
 class ToolsSettings:
     """The tools: ``[tools]``."""
@@ -139,6 +148,12 @@ class ToolsSettings:
     allow_loopback: bool = False
     """Let web_fetch and http_request reach this machine (127.0.0.1, ::1), for your own
     local services; private networks and cloud metadata stay refused."""
+    allowed_hosts: list[str] = field(default_factory=list)
+    """Hosts web_fetch and http_request may reach without asking (plain GET/HEAD
+    requests only; ``docs.python.org``, ``*.example.com``); any other host asks first."""
+    secret_files: list[str] = field(default_factory=lambda: list(SECRET_FILES))
+    """File-name patterns that look like secrets: reading one asks first, and searches
+    skip them (``.env``, ``*.pem``, ``id_rsa*``…; see docs/security.md)."""
 
 
 @dataclass(frozen=True)
@@ -291,7 +306,12 @@ class Settings:
         """What every tool call of a turn runs under (workspace, network policy)."""
         from tuibot.toolkit.scope import ToolScope
 
-        return ToolScope(self.workspace_path(), allow_loopback=self.tools.allow_loopback)
+        return ToolScope(
+            self.workspace_path(),
+            allow_loopback=self.tools.allow_loopback,
+            allowed_hosts=tuple(self.tools.allowed_hosts),
+            secret_files=tuple(self.tools.secret_files),
+        )
 
     def as_dict(self) -> dict[str, Any]:
         """The effective values as a plain nested dict (config keys only, no origins)."""

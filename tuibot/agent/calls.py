@@ -58,10 +58,17 @@ def new_call_id() -> str:
     return f"call_{uuid.uuid4().hex[:16]}"
 
 
-def summarize_arguments(arguments: dict[str, Any], limit: int = 100) -> str:
-    """Arguments on one line, for prompts and status lines."""
-    text = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in arguments.items())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+def summarize_arguments(arguments: dict[str, Any], limit: int | None = None) -> str:
+    """Arguments on one line, every hiding character spelled out, for status lines.
+
+    Whole unless ``limit`` asks for a cut (only where the line is not a request a person
+    decides on, e.g. a folded tool row; the approval itself is always shown whole).
+    """
+    from tuibot.visible import visible
+
+    joined = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in arguments.items())
+    text = visible(joined, keep_newlines=False)
+    return text if limit is None or len(text) <= limit else text[: limit - 1] + "…"
 
 
 @dataclass(frozen=True)

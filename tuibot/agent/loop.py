@@ -12,7 +12,7 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tuibot.agent.calls import CallAccumulator, PendingCall, new_call_id, parse_arguments
 from tuibot.agent.messages import for_model
@@ -46,6 +46,9 @@ from tuibot.toolkit.registry import ERROR_HINT, ToolRegistry, ToolResult
 from tuibot.toolkit.scope import ToolScope, use_scope
 from tuibot.toolkit.validate import validate_arguments
 
+if TYPE_CHECKING:
+    from tuibot.permissions import Permission
+
 log = logging.getLogger("tuibot.agent")
 
 ROUND_LIMIT = (
@@ -56,7 +59,8 @@ CUT_OFF_CALL = "Error: the answer hit the token limit before this call's argumen
 
 DENIED_HINT = "Do not retry this call unless the user asks for it."
 
-Approver = Callable[[str, str, dict[str, Any], str], Awaitable[tuple[bool, str]]]
+Approver = Callable[[str, str, dict[str, Any], "Permission"], Awaitable[tuple[bool, str]]]
+"""(call id, tool name, arguments, what is asked) -> (allowed, reason)."""
 """(call_id, tool name, arguments, prompt) -> (allowed, reason)."""
 
 
@@ -313,7 +317,7 @@ def _may_ask(turn: Turn, call: PendingCall) -> bool:
     if arguments is None or validate_arguments(arguments, spec.parameters):
         return False  # refused without asking
     with use_scope(turn.scope):  # a path rule must resolve where the tool will run
-        return spec.confirmation_prompt(arguments) is not None
+        return spec.permission(arguments) is not None
 
 
 async def _run_call(turn: Turn, call: PendingCall, cut_off: bool) -> None:
@@ -377,9 +381,9 @@ async def _confirmed_execute(turn: Turn, call: PendingCall, arguments: dict) -> 
     valid = spec is not None and not validate_arguments(arguments, spec.parameters)
     # An invalid call is refused by execute; never ask a person to approve it first.
     with use_scope(turn.scope):
-        prompt = spec.confirmation_prompt(arguments) if spec is not None and valid else None
-    if prompt is not None:
-        allowed, reason = await turn.approve(call.id, call.name, arguments, prompt)
+        permission = spec.permission(arguments) if spec is not None and valid else None
+    if permission is not None:
+        allowed, reason = await turn.approve(call.id, call.name, arguments, permission)
         if not allowed:
             return ToolResult(False, f"Denied by the user: {reason}. {DENIED_HINT}")
     with use_scope(turn.scope):

@@ -13,6 +13,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from tuibot.commands.output import emit, local_time
+from tuibot.visible import visible
 
 if TYPE_CHECKING:
     from tuibot.grants import Grant, GrantStore
@@ -55,16 +56,16 @@ def _list(store: GrantStore, as_json: bool) -> int:
     grants = store.all()
     if as_json:
         for grant in grants:
-            emit(sys.stdout, json.dumps(grant.as_dict(), ensure_ascii=False))
+            emit(sys.stdout, json.dumps({**grant.as_dict(), "covers": grant.covers}))
         return 0
     if not grants:
         emit(sys.stdout, "No grants.")
         return 0
-    rows = [("ID", "SCOPE", "CHAT", "KEY", "CREATED", "REASON")]
-    rows += [
-        (g.id, g.scope, g.chat or "-", g.key, local_time(g.created), g.reason or "-")
-        for g in grants
-    ]
+    rows = [("ID", "SCOPE", "CHAT", "CREATED", "REASON", "ALLOWS")]
+    for g in grants:
+        allows = visible(g.covers, keep_newlines=False)
+        reason = visible(g.reason or "-", keep_newlines=False)
+        rows.append((g.id, g.scope, g.chat or "-", local_time(g.created), reason, allows))
     widths = [max(len(row[i]) for row in rows) for i in range(5)]
     for row in rows:
         cells = [cell.ljust(width) for cell, width in zip(row, widths, strict=False)]
@@ -80,4 +81,4 @@ def _revoke(store: GrantStore, wanted: str) -> int:
 
 def _describe(grant: Grant) -> str:
     where = f"in chat {grant.chat}" if grant.scope == "chat" else "in every chat"
-    return f"{grant.key} {where}"
+    return visible(f"{grant.covers} {where}", keep_newlines=False)

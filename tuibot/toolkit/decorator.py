@@ -12,14 +12,19 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar, overload
+from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 from tuibot.toolkit.gating import normalize_names, unavailable_reason
 from tuibot.toolkit.schema import JSONSchema, build_parameters, parse_docstring
 
+if TYPE_CHECKING:
+    from tuibot.permissions import Permission
+
 F = TypeVar("F", bound=Callable[..., Any])
-ConfirmRule = bool | str | Callable[[dict[str, Any]], bool | str]
-"""When a call needs a human's approval: always, never, or decided from its arguments."""
+ConfirmRule = bool | str | Callable[[dict[str, Any]], "bool | str | Permission | None"]
+"""When a call needs a human's approval: always, never, or decided from its arguments
+(a function may return a :class:`~tuibot.permissions.Permission` saying exactly what is
+asked and what an "always" answer covers)."""
 
 _NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 """What OpenAI-compatible servers accept as a function name."""
@@ -64,13 +69,39 @@ class ToolSpec:
 
     def confirmation_prompt(self, arguments: dict[str, Any]) -> str | None:
         """The question to ask before this call, or None when it may run unasked."""
+        permission = self.permission(arguments)
+        if permission is None:
+            return None
+        if permission.kind == "tool" or permission.subject in permission.question:
+            return permission.question
+        return f"{permission.question}\n  {permission.subject}\n"
+
+    def permission(self, arguments: dict[str, Any]) -> Permission | None:
+        """What this call asks a person for, or None when it may run unasked.
+
+        A plain ``True`` or message asks with the tool-wide key ``tool:NAME``; a request
+        hiding characters anywhere in its arguments can only be allowed once.
+        """
+        from tuibot.permissions import Permission
+
         try:
             rule = self.confirm(arguments) if callable(self.confirm) else self.confirm
-        except Exception:  # a broken rule must fail safe: ask
-            rule = f"Run {self.name}? (its confirmation rule failed)"
+        except Exception:  # a broken rule must fail safe: ask, and keep no grant
+            return Permission(
+                "tool",
+                f"Run {self.name}? (its confirmation rule failed)",
+                self.name,
+                None,
+                why_once="its confirmation rule failed",
+            ).checked(arguments)
         if not rule:
             return None
-        return rule if isinstance(rule, str) else f"Run {self.name}?"
+        if isinstance(rule, Permission):
+            return rule.checked(arguments)
+        question = rule if isinstance(rule, str) else f"Run {self.name}?"
+        return Permission(
+            "tool", question, self.name, f"tool:{self.name}", f"every call of {self.name}"
+        ).checked(arguments)
 
 
 @overload

@@ -18,10 +18,13 @@ import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tuibot.paths import bundled_dir, config_home, data_home, log_home
 from tuibot.toolkit.workspace import resolve_in_workspace
+
+if TYPE_CHECKING:
+    from tuibot.permissions import Permission
 
 PROMPT_FILES = frozenset({"AGENTS.md", "SOUL.md", "USER.md", "TOOLS.md", "HEARTBEAT.md"})
 """Config-home files that go into every prompt."""
@@ -78,24 +81,47 @@ def protected_prompt(verb: str, target: Path) -> str | None:
     return f"{verb} {target} in tuibot's config folder?"
 
 
-def confirm_protected(verb: str) -> Callable[[dict[str, Any]], str | bool]:
+def confirm_protected(verb: str) -> Callable[[dict[str, Any]], Permission | None]:
     """A ``confirm=`` rule: ask when the call's ``path`` lands in a protected folder.
 
-    A path the guard refuses needs no question: the tool itself refuses it.
+    A grant covers that file (or a folder the person chooses explicitly). A path the
+    guard refuses needs no question: the tool itself refuses it.
     """
+    from tuibot.permissions import Permission
 
-    def rule(arguments: dict[str, Any]) -> str | bool:
+    def rule(arguments: dict[str, Any]) -> Permission | None:
         raw = arguments.get("path")
         if not isinstance(raw, str):
-            return False
+            return None
         try:
             target = resolve_in_workspace(raw)
         except (OSError, ValueError):
-            return False
-        return protected_prompt(verb, target) or False
+            return None
+        question = protected_prompt(verb, target)
+        if question is None:
+            return None
+        return Permission(
+            kind="write",
+            question=question,
+            subject=str(target),
+            grant_key=f"write:{target}",
+            covers="this file",
+            prefixes=tuple(str(folder) for folder in _folders_up_to_root(target)),
+        )
 
     rule.__doc__ = f"Ask before a {verb.lower()} lands in one of tuibot's own folders."
     return rule
+
+
+def _folders_up_to_root(target: Path) -> list[Path]:
+    """The folders above ``target`` a person may allow instead, nearest first (3 at most)."""
+    entry = protection_of(target)
+    folders: list[Path] = []
+    for folder in target.parents:
+        folders.append(folder)
+        if entry is None or folder == entry.root or len(folders) == 3:
+            break
+    return folders
 
 
 def atomic_write(target: Path, data: bytes, *, new_mode: int = 0o666) -> bool:

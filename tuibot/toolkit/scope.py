@@ -31,6 +31,10 @@ class ToolScope:
     """The folder file tools are confined to (see ``workspace.py``)."""
     allow_loopback: bool = False
     """Whether web tools may reach this machine (``tools.allow_loopback``)."""
+    allowed_hosts: tuple[str, ...] = ()
+    """Hosts web tools may reach without asking (``tools.allowed_hosts``)."""
+    secret_files: tuple[str, ...] | None = None
+    """Secret-looking file names (``tools.secret_files``); None: the defaults."""
     skills: Sequence[Skill] = ()
     """The skills the turn's prompt listed, so ``read_skill`` reads exactly those."""
     chat: str = ""
@@ -70,3 +74,19 @@ def current_skills() -> Sequence[Skill]:
     """The skills of the current turn (none outside a turn)."""
     scope = _scope.get()
     return scope.skills if scope is not None else ()
+
+
+def secret_patterns() -> tuple[str, ...]:
+    """The secret-looking file patterns of the current call (the defaults outside one)."""
+    scope = _scope.get()
+    if scope is None or scope.secret_files is None:
+        from tuibot.settings import SECRET_FILES
+
+        return SECRET_FILES
+    return scope.secret_files
+
+
+def hosts_allowed() -> tuple[str, ...]:
+    """Hosts the web tools of the current call may reach without asking."""
+    scope = _scope.get()
+    return scope.allowed_hosts if scope is not None else ()

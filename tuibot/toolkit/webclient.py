@@ -63,6 +63,10 @@ class FetchPolicy:
     """Follow 3xx responses (each hop re-checked); off returns the 3xx itself."""
     max_redirects: int = 5
     """Hops after which the chain is abandoned."""
+    redirect_ok: Callable[[str, str], bool] | None = None
+    """(first host, next host), each ``name[:port]``, -> whether a redirect may go there;
+    None follows any.
+    The tools let a redirect stay on the host the person allowed (or an allowed host)."""
     connect_timeout: float = 10.0
     """Seconds to establish a connection (and TLS)."""
     read_timeout: float = 20.0
@@ -243,6 +247,14 @@ async def _follow(
             chain = " -> ".join(redirects)
             raise FetchError(f"too many redirects (more than {policy.max_redirects}): {chain}")
         next_target = _redirect_target(target, location)
+        first = parse_url(url).host_header
+        if policy.redirect_ok is not None and not policy.redirect_ok(
+            first, next_target.host_header
+        ):
+            raise FetchError(
+                f"{target.url} redirects to {next_target.url}, on another host; it was not "
+                "followed: fetch that URL with a call of its own (a new host asks first)"
+            )
         if next_target.origin != target.origin:
             headers = {k: v for k, v in headers.items() if not is_credential_header(k)}
         if response.status_code == 303 or (response.status_code in (301, 302) and method == "POST"):

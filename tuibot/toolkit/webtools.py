@@ -43,8 +43,11 @@ def untrusted_line(url: str) -> str:
 
 
 def default_policy() -> FetchPolicy:
-    """The tools' policy: loopback only when the user switched it on."""
-    return FetchPolicy(allow_loopback=loopback_allowed())
+    """The tools' policy: loopback only when the user switched it on; redirects stay on
+    the host the person allowed (or go to one ``tools.allowed_hosts`` lists)."""
+    from tuibot.toolkit.permits import redirect_allowed
+
+    return FetchPolicy(allow_loopback=loopback_allowed(), redirect_ok=redirect_allowed)
 
 
 def text_kind(media_type: str) -> str | None:

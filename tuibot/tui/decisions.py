@@ -74,7 +74,7 @@ class DecisionCommands(_AppBase):
             alert(self, event.summary, bell=tui.bell, desktop=tui.notify)
         if not (pane.is_on_screen and self.screen is pane.screen):
             self.notify(
-                f"Approval needed: {clean_summary(event.summary, 160)}",
+                f"Approval needed: {clean_summary(event.summary, None)}",
                 title=TOAST_TITLE,
                 severity="warning",
                 timeout=8,

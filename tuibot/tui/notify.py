@@ -16,27 +16,29 @@ import re
 import unicodedata
 from typing import TYPE_CHECKING, Any
 
+from tuibot.visible import visible
+
 if TYPE_CHECKING:
     from textual.app import App
 
 SUMMARY_LIMIT = 200
 """Longest text put in a desktop notification, in characters."""
 
-_SPACES = re.compile(r"\s+")
+_SPACES = re.compile(r" +")
+CUT_NOTE = " … (cut: the approvals queue shows it whole)"
 
 
-def clean_summary(text: str, limit: int = SUMMARY_LIMIT) -> str:
-    """``text`` on one line with no control or format characters, at most ``limit`` long."""
-    kept = []
-    for char in text:
-        category = unicodedata.category(char)
-        if char.isspace():
-            kept.append(" ")
-        elif category not in ("Cc", "Cf", "Cs", "Co", "Cn"):
-            kept.append(char)
-    line = _SPACES.sub(" ", "".join(kept)).strip()
-    if len(line) > limit:
-        line = line[: max(limit - 1, 0)].rstrip() + "…"
+def clean_summary(text: str, limit: int | None = SUMMARY_LIMIT) -> str:
+    """``text`` on one line, every control or hiding character spelled out (``\x1b``).
+
+    A cut (only for a desktop notification, which cannot hold a long request) says so and
+    where the whole request is: the approvals queue, where it is decided.
+    """
+    line = visible(text.replace("\n", " ").replace("\t", " "), keep_newlines=False)
+    line = "".join(char for char in line if unicodedata.category(char) != "Cs")
+    line = _SPACES.sub(" ", line).strip()
+    if limit is not None and len(line) > limit:
+        line = line[: max(limit - len(CUT_NOTE), 0)].rstrip() + CUT_NOTE
     return line
 
 

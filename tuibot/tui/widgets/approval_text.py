@@ -13,41 +13,23 @@ from typing import TYPE_CHECKING, Any
 
 from textual.content import Content
 
+from tuibot.permissions import SUBJECT_LABELS, describe_key
+from tuibot.visible import hidden_warning, visible
+
 if TYPE_CHECKING:
     from tuibot.approvals import ApprovalRequest
 
 VALUE_LIMIT = 8000
-"""Characters of one argument shown; the rest is counted, never silently dropped."""
+"""Characters of one argument that is not what the request decides on (a file's content)
+shown; the rest is counted. The command, path, URL, headers and body are shown whole."""
 KIND_TITLES = {
     "tool": "Run a tool",
     "delegations.authorize": "First work for another bot",
     "delegations.continue": "Delegated work paused",
 }
-_FORMAT_CHARS = {0x200E, 0x200F, 0x061C} | set(range(0x202A, 0x202F)) | set(range(0x2066, 0x206A))
-"""Direction marks and overrides: they could make shown text read unlike what runs."""
 
 
-def visible(text: str) -> str:
-    """``text`` with control and direction characters spelled out (``\\x1b``, ``\\u202e``).
-
-    What is approved must read as what runs: a carriage return or an escape sequence
-    could otherwise hide part of a command.
-    """
-    out = []
-    for char in text:
-        code = ord(char)
-        if char in "\n\t":
-            out.append(char)
-        elif code < 0x20 or 0x7F <= code <= 0x9F:
-            out.append(f"\\x{code:02x}")
-        elif code in _FORMAT_CHARS:
-            out.append(f"\\u{code:04x}")
-        else:
-            out.append(char)
-    return "".join(out)
-
-
-def _shown(value: Any) -> str:
+def _shown(value: Any, *, whole: bool = False) -> str:
     """A value as the person should read it: strings verbatim, the rest as JSON."""
     text = (
         value
@@ -55,14 +37,14 @@ def _shown(value: Any) -> str:
         else json.dumps(value, ensure_ascii=False, indent=2, default=str)
     )
     text = visible(text)
-    if len(text) > VALUE_LIMIT:
+    if not whole and len(text) > VALUE_LIMIT:
         text = f"{text[:VALUE_LIMIT]}\n… {len(text) - VALUE_LIMIT:,} more characters not shown"
     return text
 
 
-def _field(label: str, value: Any) -> Content:
+def _field(label: str, value: Any, *, whole: bool = False) -> Content:
     """``label: value``, a multi-line value indented under its label."""
-    text = _shown(value)
+    text = _shown(value, whole=whole)
     if "\n" in text:
         text = "\n" + "\n".join(f"  {line}" for line in text.splitlines())
     return Content.assemble((f"{visible(label)}: ", "bold"), text)
@@ -123,18 +105,44 @@ def _tool_lines(details: dict[str, Any]) -> list[Content]:
     lines = [Content.assemble((visible(str(bot)), "bold"), " wants to run ", (tool, "bold"))]
     if details.get("task_chat"):
         lines.append(Content(f"in its task chat {details['task_chat']}"))
+    permission = details.get("permission") or {}
     arguments = details.get("arguments")
     prompt = _prompt_text(str(details.get("prompt") or ""), arguments)
     if prompt:
         lines.append(Content(visible(prompt)))
+    if permission.get("hidden"):
+        warning = hidden_warning(list(permission["hidden"]))
+        lines.append(Content.styled(f"⚠ {warning[0].upper()}{warning[1:]}", "bold $text-error"))
+    subject = permission.get("subject")
+    if subject and permission.get("kind") not in (None, "tool"):
+        label = SUBJECT_LABELS.get(permission["kind"], "subject")
+        lines.append(_field(label[0].upper() + label[1:], subject, whole=True))
+        for name, value in permission.get("fields") or []:
+            lines.append(_field(str(name), value, whole=True))
     if isinstance(arguments, dict) and arguments:
         lines.append(Content.styled("Arguments", "bold underline"))
-        lines.extend(_field(str(key), value) for key, value in arguments.items())
+        lines.extend(_field(str(key), value, whole=True) for key, value in arguments.items())
     elif arguments is not None:
         lines.append(_field("Arguments", arguments))
     else:
         lines.append(Content.styled("(no arguments)", "dim"))
+    lines.append(_grant_line(permission))
     return lines
+
+
+def _grant_line(permission: dict[str, Any]) -> Content:
+    """What ``c`` and ``a`` would keep (or why they keep nothing)."""
+    key = permission.get("grantKey")
+    if not permission:
+        return Content.styled("c / a keep a grant for every call of this tool", "dim")
+    if not key:
+        why = permission.get("whyOnce") or "it cannot be kept as a grant"
+        return Content.styled(f"Can only be allowed once: {why}", "bold $text-warning")
+    text = f"c (this chat) / a (always) would allow {describe_key(key)}"
+    if permission.get("prefixes"):
+        what = "a folder" if permission.get("kind") == "write" else "a command prefix"
+        text += f"; p allows {what} you choose, in this chat"
+    return Content.styled(visible(text), "dim")
 
 
 def _authorize_lines(details: dict[str, Any]) -> list[Content]:

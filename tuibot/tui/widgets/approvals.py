@@ -39,7 +39,9 @@ EMPTY_TEXT = (
     "shell command, a write into tuibot's own folders), gives work to another bot for "
     "the first time, or its delegated work reaches a limit or repeats itself. Each one "
     "says exactly what would happen and how long it waits before it is denied.\n\n"
-    "y allow once · c allow in this chat · a allow always · n deny · q deny with a question"
+    "y allow once · c allow in this chat · a allow always · p allow a command prefix or a "
+    "folder you choose · n deny · q deny with a question. What c and a would keep is said "
+    "under each request: that command, that file, that host — nothing more."
 )
 SETTLE_S = 0.5
 """Seconds a request that moved into place after a decision ignores the decision keys."""
@@ -106,6 +108,7 @@ class ApprovalsPane(VerticalScroll):
         Binding("y", "allow_once", "Allow once", id="approve_once"),
         Binding("c", "allow_chat", "Allow in chat", id="approve_chat"),
         Binding("a", "allow_always", "Allow always", id="approve_always"),
+        Binding("p", "allow_broader", "Allow prefix/folder", id="approve_prefix"),
         Binding("n", "deny", "Deny", id="approval_deny"),
         Binding("q", "ask", "Deny + ask", id="approval_ask"),
         Binding("j,down", "move(1)", "Next", id="approval_next", show=False),
@@ -265,11 +268,55 @@ class ApprovalsPane(VerticalScroll):
 
     def action_allow_chat(self) -> None:
         """Allow it and the same request in this chat from now on."""
-        self._decide(Decision(True, "chat", reason="allowed for this chat"))
+        if self._grantable():
+            self._decide(Decision(True, "chat", reason="allowed for this chat"))
 
     def action_allow_always(self) -> None:
         """Allow it and the same request in every chat from now on."""
-        self._decide(Decision(True, "lifetime", reason="allowed always"))
+        if self._grantable():
+            self._decide(Decision(True, "lifetime", reason="allowed always"))
+
+    def _grantable(self, *, broader: bool = False) -> bool:
+        """Whether the selected request may be kept as a grant (else say why, once)."""
+        card = self._cards.get(self.selected or "")
+        permission = (card.request.details.get("permission") or {}) if card else {}
+        if card is None or not permission or permission.get("grantKey"):
+            if broader and not permission.get("prefixes"):
+                self.notify("This request offers no prefix or folder to allow.", timeout=3)
+                return False
+            return True
+        why = permission.get("whyOnce") or "it cannot be kept as a grant"
+        self.notify(f"Only y (once) can allow this: {why}.", severity="warning", timeout=4)
+        return False
+
+    def action_allow_broader(self) -> None:
+        """Allow a command prefix or a folder, chosen and edited in a prompt, in this chat."""
+        from tuibot.request_text import chosen_grant
+        from tuibot.tui.screens.prompt import PromptScreen
+
+        request = self._current()
+        if request is None or not self._grantable(broader=True):
+            return
+        details, request_id = request.details, request.id
+        offered = list(details["permission"]["prefixes"])
+        folder = details["permission"].get("kind") == "write"
+
+        def answered(text: str | None) -> None:
+            if text is None:
+                return
+            key = chosen_grant(details, text)
+            if key is None:
+                self.notify("That cannot be allowed as a prefix or folder.", severity="warning")
+                return
+            decision = Decision(True, "chat", reason="allowed for this chat", grant=key)
+            self.post_message(self.Decided(self, request_id, decision))
+
+        what = (
+            "Allow in this chat every write under this folder:"
+            if folder
+            else ("Allow in this chat commands starting with (plain words after it only):")
+        )
+        self.app.push_screen(PromptScreen(what, value=offered[0]), answered)
 
     def action_deny(self) -> None:
         """Deny the request."""
