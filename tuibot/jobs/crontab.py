@@ -119,6 +119,7 @@ def _value(word: str, rule: FieldRule, text: str) -> int:
         return int(word)
     named = f", or {rule.names[0]}-{rule.names[-1]}" if rule.names else ""
     sunday = ", where 0 and 7 are Sunday" if rule.name == "day of week" else ""
+    where = f" in {text!r}" if text != word else ""
     raise CronSyntaxError(
-        f"bad {rule.name} {word!r} in {text!r} (use {rule.low}-{rule.high}{sunday}{named})"
+        f"bad {rule.name} {word!r}{where} (use {rule.low}-{rule.high}{sunday}{named})"
     )
