@@ -9,6 +9,7 @@ into something the writer did not mean. Fields tuibot does not use are never che
 from __future__ import annotations
 
 import os
+import reprlib
 import shutil
 from dataclasses import dataclass
 from typing import Any
@@ -98,7 +99,6 @@ def _names(value: Any, label: str, line: int) -> list[str]:
 
 def _wrong(label: str, value: Any, expected: str, line: int) -> FrontmatterError:
     """The error for a field of the wrong type: the field, what it holds, what it needs."""
-    shown = repr(value)
-    shown = shown if len(shown) <= 60 else shown[:57] + "..."
+    shown = reprlib.repr(value)  # bounded: YAML aliases can nest a list a billion wide
     kind = type(value).__name__
     return FrontmatterError(line, f"{label} must be {expected}, got {kind} {shown}")
