@@ -240,3 +240,57 @@ async def test_read_skill_refuses(
     output = await _read_skill(server, arguments)
     assert output.startswith("Error:") and expected in output
     assert "top secret" not in output
+
+
+# --- the skills summary has a budget ---------------------------------------------------------
+
+
+def _long_skill(index: int, missing: tuple[str, ...] = ()) -> Skill:
+    words = " ".join(f"word{index}-{n}" for n in range(60))  # ~530 characters, like real ones
+    return Skill(
+        f"skill-{index:02}", words, "", Path(f"/s/{index}/SKILL.md"), "user", False, missing
+    )
+
+
+def test_summary_fits_its_budget_and_says_what_it_left_out() -> None:
+    skills = [_long_skill(n) for n in range(30)]
+    whole = skills_summary(skills)
+    assert len(whole) > 15_000 and "more_skills" not in whole  # no budget: everything
+    summary = skills_summary(skills, budget=4000)
+    listed = summary.count("<skill>")
+    assert 0 < listed < 30
+    cut = summary[: summary.index("  <more_skills")] + "</available_skills>"
+    assert len(cut) <= 4000
+    assert f'<more_skills count="{30 - listed}">' in summary
+    assert 'read_skill with name "*"' in summary
+    assert summary.endswith("</available_skills>")
+
+
+def test_summary_leaves_out_unavailable_skills_first() -> None:
+    skills = [_long_skill(0, missing=("binary x",)), _long_skill(1), _long_skill(2)]
+    summary = skills_summary(skills, budget=1400)
+    assert "<name>skill-01</name>" in summary and "<name>skill-02</name>" in summary
+    assert "<name>skill-00</name>" not in summary
+    assert '<more_skills count="1">' in summary
+
+
+def test_summary_within_budget_is_whole() -> None:
+    skills = [_long_skill(n) for n in range(3)]
+    assert skills_summary(skills, budget=100_000) == skills_summary(skills)
+
+
+async def test_budget_setting_cuts_the_prompt_and_read_skill_lists_the_rest(
+    server: ScriptedServer, hermetic: Path
+) -> None:
+    root = hermetic / "home" / "skills"
+    for n in range(8):
+        _write_skill(root, f"mine-{n}", f"---\ndescription: Mine number {n}. {'x' * 300}\n---\n")
+    engine = make_engine(server, agent__skills_summary_chars=1500)
+    seen = Recorder(engine)
+    server.enqueue(tool_calls([("read_skill", '{"name": "*"}')]), text("ok"))
+    await ask(engine, engine.new_chat().id, "which skills?")
+    await engine.close()
+    system = sent_messages(server, 0)[0]["content"]
+    assert "<name>mine-7</name>" not in system and "<more_skills count=" in system
+    [finished] = seen.of(ToolFinished)
+    assert all(f"mine-{n}: Mine number {n}." in finished.output for n in range(8))

@@ -3,10 +3,15 @@ and the clear errors bad input gets."""
 
 from __future__ import annotations
 
+import os
+import random
 from datetime import UTC, datetime, timedelta
+from zoneinfo import ZoneInfo
 
 import pytest
+from cron_checker import expected_fires
 
+from tuibot.jobs.crontab import RULES, field_values
 from tuibot.jobs.schedule import (
     Schedule,
     ScheduleError,
@@ -15,7 +20,6 @@ from tuibot.jobs.schedule import (
     format_duration,
     parse_duration,
     parse_schedule,
-    weekday_names,
 )
 
 FRIDAY = datetime(2026, 3, 6, 8, 0, tzinfo=UTC)
@@ -50,13 +54,16 @@ def test_seven_is_sunday_too_and_names_mean_the_same() -> None:
 def test_ranges_lists_and_steps_count_from_sunday() -> None:
     weekdays = [d.strftime("%a") for d in fires(cron("30 7 * * 1-5", "UTC"), 6)]
     assert weekdays == ["Mon", "Tue", "Wed", "Thu", "Fri", "Mon"]
-    assert weekday_names("1-5") == "mon,tue,wed,thu,fri"
-    assert weekday_names("5-7") == "fri,sat,sun"
-    assert weekday_names("0,6") == "sat,sun"
-    assert weekday_names("*/2") == "tue,thu,sat,sun"
-    assert weekday_names("1-5/2") == "mon,wed,fri"
-    assert weekday_names("mon-wed") == "mon,tue,wed"
-    assert weekday_names("7/2") == "sun"  # from 7 on: Sunday alone, not no day at all
+    weekday = RULES[4]
+    assert field_values("1-5", weekday) == {1, 2, 3, 4, 5}
+    assert field_values("5-7", weekday) == {5, 6, 7}  # 7 is Sunday, folded to 0 by the spec
+    assert field_values("0,6", weekday) == {0, 6}
+    assert field_values("*/2", weekday) == {0, 2, 4, 6}
+    assert field_values("1-5/2", weekday) == {1, 3, 5}
+    assert field_values("mon-wed", weekday) == {1, 2, 3}
+    assert field_values("7/2", weekday) == {7}  # from 7 on: Sunday alone, not no day at all
+    assert field_values("8-10/3", RULES[1]) == {8}  # a step larger than its range: crontab
+    assert field_values("jan-mar/2", RULES[3]) == {1, 3}
 
 
 def test_a_cron_expression_that_never_runs_is_refused() -> None:
@@ -166,3 +173,126 @@ def test_bad_durations_times_and_combinations() -> None:
         parse_schedule(every_="1h", cron_="0 9 * * *", now=FRIDAY)
     with pytest.raises(ScheduleError, match="ISO time"):
         parse_schedule(at="tomorrow", now=FRIDAY)
+
+
+# -- differential: the trigger against an independent cron(8) checker ----------------
+
+ZONES = (
+    "Europe/Berlin",
+    "America/New_York",
+    "Australia/Lord_Howe",
+    "Asia/Kolkata",
+    "Europe/London",
+    "Pacific/Chatham",
+    "Asia/Kathmandu",
+    "UTC",
+)
+CHANGES = (
+    datetime(2025, 3, 30, 1, tzinfo=UTC),  # Berlin, London: spring
+    datetime(2025, 10, 26, 1, tzinfo=UTC),  # Berlin, London: autumn
+    datetime(2025, 3, 9, 7, tzinfo=UTC),  # New York: spring
+    datetime(2025, 11, 2, 6, tzinfo=UTC),  # New York: autumn
+    datetime(2025, 4, 5, 15, tzinfo=UTC),  # Lord Howe: back 30 minutes
+    datetime(2025, 10, 4, 15, 30, tzinfo=UTC),  # Lord Howe: forward 30 minutes
+    datetime(2025, 4, 5, 14, tzinfo=UTC),  # Chatham: back
+    datetime(2025, 9, 27, 14, tzinfo=UTC),  # Chatham: forward
+)
+FIELDS = {
+    "minute": ("0", "30", "15", "45", "*", "*/15", "*/30", "5,35", "0-59/20", "10-20/7", "59"),
+    "hour": ("0", "1", "2", "3", "*", "*/2", "1-3", "2,14", "8-10/3", "0-23/5", "23"),
+    "dom": ("*", "*", "*", "*", "1", "30,31", "*/2", "1-7", "5-6/3", "26"),
+    "month": ("*", "*", "*", "*", "3", "mar,oct", "*/3", "3-4", "10-11", "4", "1-2/3"),
+    "dow": ("*", "*", "*", "*", "0", "7", "mon", "1-5", "sun", "6,0", "*/2", "1-2/3"),
+}
+SHORTHANDS = ("@hourly", "@daily", "@weekly", "@monthly", "@yearly")
+FIRES = 20
+
+
+def generated_cases(count: int, seed: int) -> list[tuple[str, str, datetime]]:
+    """(expression, zone, start) cases, the starts near clock changes or anywhere in 2025."""
+    rng = random.Random(seed)
+    cases = []
+    for _ in range(count):
+        if rng.random() < 0.1:
+            expression = rng.choice(SHORTHANDS)
+        else:
+            expression = " ".join(rng.choice(FIELDS[name]) for name in FIELDS)
+        if rng.random() < 0.8:
+            start = rng.choice(CHANGES) - timedelta(minutes=rng.randrange(0, 72 * 60))
+        else:
+            start = datetime(2025, 1, 1, tzinfo=UTC) + timedelta(minutes=rng.randrange(525600))
+        start += timedelta(seconds=rng.randrange(60))
+        cases.append((expression, rng.choice(ZONES), start))
+    return cases
+
+
+def trigger_fires(expression: str, zone: str, after: datetime, until: datetime) -> list[datetime]:
+    """What tuibot's schedule gives, asked as the scheduler asks (strictly after each)."""
+    try:
+        schedule = cron(expression, zone)
+    except ScheduleError as error:
+        return [f"refused: {error}"]  # type: ignore[list-item]
+    found: list[datetime] = []
+    current = after
+    while len(found) < FIRES:
+        nxt = schedule.next_fire(current, current)
+        if nxt is None or nxt > until:
+            break
+        found.append(nxt.astimezone(UTC))
+        current = nxt
+    return found
+
+
+def mismatches(cases: list[tuple[str, str, datetime]]) -> list[str]:
+    """Each case where the trigger and the checker disagree, described."""
+    found = []
+    for expression, zone, start in cases:
+        until = start + timedelta(days=400)
+        want = expected_fires(expression, zone, start, FIRES, until)
+        got = trigger_fires(expression, zone, start, until)
+        if got != want:
+            first = next(
+                (i for i, (a, b) in enumerate(zip(got, want, strict=False)) if a != b), None
+            )
+            found.append(
+                f"{expression!r} {zone} from {start.isoformat()}: at #{first} "
+                f"got {got[first] if first is not None else got[len(want) :][:1]} "
+                f"want {want[first] if first is not None else want[len(got) :][:1]}"
+            )
+    return found
+
+
+@pytest.mark.timeout(600)  # CPU-bound: a few seconds on an idle machine, more on a busy one
+def test_cron_agrees_with_an_independent_cron8_checker() -> None:
+    """TUIBOT_CRON_CASES=20000 TUIBOT_CRON_SEED=7 makes a bigger or another run."""
+    count = int(os.environ.get("TUIBOT_CRON_CASES", "1000"))
+    cases = generated_cases(count, seed=int(os.environ.get("TUIBOT_CRON_SEED", "16")))
+    wrong = mismatches(cases)
+    assert not wrong, f"{len(wrong)} of {len(cases)} cases differ:\n" + "\n".join(wrong[:15])
+
+
+@pytest.mark.parametrize(
+    ("expression", "zone", "after", "want"),
+    [
+        # APScheduler 3.11 skipped 2025-03-31 (upstream #529, #606)
+        ("0 0 * * *", "Europe/Berlin", "2025-03-29T12:00", ["03-30 00:00", "03-31 00:00"]),
+        ("0 0 * * mon", "Europe/Berlin", "2025-03-20T12:00", ["03-24 00:00", "03-31 00:00"]),
+        ("@monthly", "Europe/Berlin", "2025-03-15T12:00", ["04-01 00:00", "05-01 00:00"]),
+        ("0 0 * * *", "America/New_York", "2025-03-08T12:00", ["03-09 00:00", "03-10 00:00"]),
+        # steps larger than their range mean the first value
+        ("0 8-10/3 * * *", "UTC", "2025-01-01T00:00", ["01-01 08:00", "01-02 08:00"]),
+        ("0 1-2/3 * * *", "UTC", "2025-01-01T00:00", ["01-01 01:00", "01-02 01:00"]),
+        # a fixed time the clocks skip runs right after the change; a wildcard one never
+        ("30 2 * * *", "Europe/Berlin", "2025-03-29T12:00", ["03-30 03:00", "03-31 02:30"]),
+        ("*/30 2 * * *", "Europe/Berlin", "2025-03-30T00:00", ["03-31 02:00", "03-31 02:30"]),
+        ("15 2 * * *", "Australia/Lord_Howe", "2025-10-04T12:00", ["10-05 02:30", "10-06 02:15"]),
+        ("0 9 * * *", "Asia/Kolkata", "2025-03-29T12:00", ["03-30 09:00", "03-31 09:00"]),
+    ],
+)
+def test_clock_changes_as_cron8(expression: str, zone: str, after: str, want: list[str]) -> None:
+    tz = ZoneInfo(zone)
+    start = datetime.fromisoformat(after).replace(tzinfo=tz)
+    got = [
+        f.astimezone(tz).strftime("%m-%d %H:%M") for f in fires(cron(expression, zone), 2, start)
+    ]
+    assert got == want

@@ -52,7 +52,7 @@ def test_jobs_round_trip_and_a_missing_file_is_no_jobs(tmp_path: Path) -> None:
         (
             '{"version": 1, "jobs": [{"id": "job_0000000a", "schedule": {"cron": "0 9 * * 9",'
             ' "tz": "UTC"}, "limits": {"timeMs": 60000}}]}',
-            r"job 0 \(job_0000000a\): bad day of week '9'",
+            r"job 0 \(job_0000000a\): bad cron expression '0 9 \* \* 9': bad day of week '9'",
         ),
     ],
 )

@@ -1,9 +1,13 @@
-"""Skills in the styles people actually write them, loaded from ``tests/data/skills``.
+"""Skills in the styles people actually write them: a differential table and a folder.
 
-Each folder imitates a real-world source: Anthropic-style skills (long quoted
-descriptions, ``license``, ``allowed-tools``), OpenClaw skills (a one-line JSON
-``metadata`` holding ``requires``), block scalars, comments, Windows files with a BOM and
-CRLF, quoted keys and escapes, non-ASCII names, and three broken files.
+``tests/frontmatter_cases.py`` holds frontmatter layouts taken from real public skills
+(our own cases); for each, tuibot must read exactly what ``yaml.safe_load`` reads, and
+each invalid one must be refused on the line YAML names. ``tests/data/skills`` holds
+whole skill folders in the same styles: Anthropic-style skills (long quoted
+descriptions, ``license``, ``allowed-tools``), OpenClaw skills (a JSON ``metadata`` on one
+line or starting on the next line, holding ``requires``), block scalars, comments,
+Windows files with a BOM and CRLF, quoted keys and escapes, non-ASCII names, and three
+broken files.
 """
 
 from __future__ import annotations
@@ -11,11 +15,37 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import yaml
+from frontmatter_cases import INVALID, VALID
 
 from tuibot.skills.frontmatter import FrontmatterError, parse_frontmatter
 from tuibot.skills.loader import Skill, load_skills
 
 CORPUS = Path(__file__).parent / "data" / "skills"
+
+
+def _yaml_reference(text: str) -> object:
+    """``yaml.safe_load`` of the lines between the opening and closing ``---``."""
+    lines = text.removeprefix("\ufeff").splitlines()
+    end = next(i for i in range(1, len(lines)) if lines[i].rstrip() in ("---", "..."))
+    return yaml.safe_load("".join(line + "\n" for line in lines[1:end])) or {}
+
+
+@pytest.mark.parametrize(("text"), [text for _, text in VALID], ids=[n for n, _ in VALID])
+def test_frontmatter_reads_what_yaml_reads(text: str) -> None:
+    fields, _, _ = parse_frontmatter(text)
+    assert fields == _yaml_reference(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "line"), [(t, n) for _, t, n in INVALID], ids=[name for name, _, _ in INVALID]
+)
+def test_frontmatter_yaml_refuses_is_refused_on_its_line(text: str, line: int) -> None:
+    with pytest.raises(yaml.YAMLError):
+        _yaml_reference(text)
+    with pytest.raises(FrontmatterError) as caught:
+        parse_frontmatter(text)
+    assert caught.value.line == line
 
 
 @pytest.fixture(scope="module")
@@ -36,11 +66,22 @@ def test_every_good_file_loads_and_every_broken_one_is_reported(loaded) -> None:
         "triage",
         "quoting",
         "日本語メモ",
+        "stocks",
     }
     assert problems == {
-        "broken-tab": (4, "tabs are not allowed for indentation"),
-        "broken-quote": (2, "unclosed double-quoted string"),
-        "broken-flow": (3, "expected ',' in '{\"a\": [1, 2}'"),
+        "broken-tab": (
+            4,
+            "found character '\\t' that cannot start any token (while scanning for the next "
+            "token); indent with spaces, not tabs",
+        ),
+        "broken-quote": (
+            2,
+            "found unexpected end of stream (while scanning a quoted scalar)",
+        ),
+        "broken-flow": (
+            3,
+            "expected ',' or ']', but got '}' (while parsing a flow sequence)",
+        ),
     }
 
 
@@ -63,7 +104,7 @@ def test_block_scalars_fold_and_keep(loaded) -> None:
         notes.extra["when_to_use"] == '- a tag is about to be cut\n- someone asks "what changed?"\n'
     )
     assert notes.always is True
-    assert notes.extra["version"] == "1.0"  # stays text: "1.0" is not 1
+    assert notes.extra["version"] == 1.0  # what YAML says; quote it to keep text
 
 
 def test_openclaw_metadata_requires_are_honoured(loaded) -> None:
@@ -73,6 +114,13 @@ def test_openclaw_metadata_requires_are_honoured(loaded) -> None:
     meta = github.extra["metadata"]["openclaw"]
     assert meta["emoji"] == "🐙" and meta["install"][0]["formula"] == "gh"
     assert "binary no-such-gh-helper-zz" in github.missing and not github.available
+
+
+def test_openclaw_flow_map_starting_on_the_next_line(loaded) -> None:
+    stocks = loaded[0]["stocks"]
+    assert stocks.extra["metadata"]["openclaw"]["emoji"] == "📈"
+    assert stocks.missing == ("binary no-such-stocks-helper-zz",)
+    assert stocks.extra["tools"] == ["read", "grep"]  # a block list at its key's indent
 
 
 def test_bom_and_crlf(loaded) -> None:
@@ -91,7 +139,7 @@ def test_comments_flow_lists_and_null(loaded) -> None:
 def test_lists_of_maps(loaded) -> None:
     meta = loaded[0]["triage"].extra["metadata"]
     assert meta["author"] == "ops team"
-    assert meta["tags"] == [{"name": "bugs", "weight": "2"}, {"name": "support"}]
+    assert meta["tags"] == [{"name": "bugs", "weight": 2}, {"name": "support"}]
     assert meta["links"] == ["https://example.com/runbook"]
 
 
@@ -100,7 +148,7 @@ def test_quoted_keys_and_escapes(loaded) -> None:
     assert quoting.description == """It's about quotes: "double", 'single' and colons: fine"""
     assert quoting.extra["argument-hint"] == "[path] [--fast]"
     assert quoting.extra["escapes"] == 'tab\tnew\nline "quoted"'
-    assert quoting.extra["empty"] == ""
+    assert quoting.extra["empty"] is None
 
 
 def test_non_ascii_names(loaded) -> None:
@@ -110,12 +158,23 @@ def test_non_ascii_names(loaded) -> None:
 @pytest.mark.parametrize(
     ("text", "line", "reason"),
     [
-        ("---\nkey:value\n---\n", 2, "expected 'key: value', got 'key:value'"),
-        ("---\na: [1, 2\n---\n", 2, "expected ',' in '[1, 2'"),
-        ("---\na: 'x\n---\n", 2, "unclosed single-quoted string"),
-        ("---\na:\n  - x\n  y: 1\n---\n", 4, "mixed list and map"),
-        ("---\n  a: 1\n---\n", 2, "unexpected indentation"),
-        ('---\na: "x" y\n---\n', 2, "unexpected text after a value: '\"x\" y'"),
+        (
+            "---\nname: x\ndescription: Use when: asked\n---\n",
+            3,
+            "mapping values are not allowed here; quote a value that contains ': '",
+        ),
+        ("---\n- a\n- b\n---\n", 2, "the frontmatter must be 'key: value' lines, not a list"),
+        (
+            "---\njust words\n---\n",
+            2,
+            "the frontmatter must be 'key: value' lines, not a single value",
+        ),
+        (
+            "---\na: !!python/object:os.system ls\n---\n",
+            2,
+            "could not determine a constructor"
+            " for the tag 'tag:yaml.org,2002:python/object:os.system'",
+        ),
     ],
 )
 def test_malformed_frontmatter_names_the_line(text: str, line: int, reason: str) -> None:
@@ -128,5 +187,5 @@ def test_flow_values_nest() -> None:
     fields, body, start = parse_frontmatter(
         "---\nm: {a: [1, 'two', {b: true}], \"c d\": off, e: ~}\n---\nbody\n"
     )
-    assert fields == {"m": {"a": ["1", "two", {"b": True}], "c d": False, "e": None}}
+    assert fields == {"m": {"a": [1, "two", {"b": True}], "c d": False, "e": None}}
     assert body == "body\n" and start == 4

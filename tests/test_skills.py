@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
+
+import pytest
 
 from tuibot.skills.loader import load_skills
 
@@ -70,7 +74,10 @@ def test_malformed_reported_and_others_load(tmp_path: Path) -> None:
     reasons = {p.path.parent.name: (p.line, p.reason) for p in problems}
     assert reasons["nofm"][1].startswith("no frontmatter")
     assert reasons["unclosed"][1].startswith("unclosed")
-    assert reasons["indent"] == (3, "unexpected indentation")
+    assert reasons["indent"] == (
+        3,
+        "mapping values are not allowed here; quote a value that contains ': '",
+    )
     assert reasons["nodesc"][1] == "missing description"
 
 
@@ -86,3 +93,63 @@ def test_skills_list_command(tmp_path: Path, monkeypatch, capsys) -> None:
     out, err = capsys.readouterr()
     assert "mine  [user]  unavailable (binary nope-xyz)" in out
     assert "broken/SKILL.md:1: no frontmatter" in err
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "reason"),
+    [
+        ("---\nname: 2024\ndescription: d\n---\n", 2, "name must be text (quote it), got int 2024"),
+        (
+            "---\nname: n\ndescription:\n  - one\n---\n",
+            3,
+            "description must be text, got list ['one']",
+        ),
+        ("---\nname: n\ndescription: '  '\n---\n", 3, "missing description"),
+        (
+            "---\ndescription: d\nalways: 'true'\n---\n",
+            3,
+            "always must be true or false, got str 'true'",
+        ),
+        (
+            "---\ndescription: d\nrequires: [gh]\n---\n",
+            3,
+            "requires must be a map with 'bins' and 'env', got list ['gh']",
+        ),
+        (
+            "---\ndescription: d\nrequires:\n  bins: [gh, 3]\n---\n",
+            3,
+            "requires.bins must be a name or a list of names, got list ['gh', 3]",
+        ),
+        (
+            '---\ndescription: d\nmetadata: {"openclaw": {"requires": {"env": {"A": 1}}}}\n---\n',
+            3,
+            "metadata.openclaw.requires.env must be a name or a list of names, got dict {'A': 1}",
+        ),
+        (
+            '---\ndescription: d\nmetadata: {"openclaw": {"always": 1}}\n---\n',
+            3,
+            "metadata.openclaw.always must be true or false, got int 1",
+        ),
+    ],
+)
+def test_fields_tuibot_uses_are_checked_with_their_line(
+    tmp_path: Path, text: str, line: int, reason: str
+) -> None:
+    _write(tmp_path, "bad", text)
+    _write(tmp_path, "good", "---\ndescription: fine\n---\n")
+    skills, problems = load_skills([("user", tmp_path)])
+    assert [s.name for s in skills] == ["good"]
+    assert [(p.line, p.reason) for p in problems] == [(line, reason)]
+
+
+def test_yaml_is_imported_only_when_a_skill_is_read(tmp_path: Path) -> None:
+    _write(tmp_path, "tidy", "---\ndescription: Tidy things\n---\n")
+    code = (
+        "import sys; import tuibot.engine, tuibot.skills.catalog\n"
+        "assert 'yaml' not in sys.modules, 'imported at start-up'\n"
+        "from tuibot.skills.loader import load_skills\n"
+        f"skills, _ = load_skills([('user', __import__('pathlib').Path({str(tmp_path)!r}))])\n"
+        "assert skills[0].name == 'tidy' and 'yaml' in sys.modules\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr

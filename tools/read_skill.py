@@ -11,10 +11,13 @@ import os
 from pathlib import Path
 
 from tuibot import tool
+from tuibot.skills.loader import Skill
 from tuibot.toolkit.scope import current_skills
 
 MAX_BYTES = 50 * 1024
 """Upper bound on what one call returns."""
+DESCRIPTION_CHARS = 200
+"""How much of each description the list of every skill shows."""
 
 
 @tool
@@ -22,11 +25,14 @@ def read_skill(name: str, file: str = "SKILL.md") -> str:
     """Read the instructions of a skill from <available_skills>, or a file in its folder.
 
     Args:
-        name: The skill's name, as listed in <available_skills>.
+        name: The skill's name, as listed in <available_skills>; "*" lists every skill
+            with its description (the prompt's list may leave some out).
         file: A file inside the skill's folder, relative to it (default: its SKILL.md).
     """
     skills = {skill.name: skill for skill in current_skills()}
     skill = skills.get(name)
+    if skill is None and name == "*":
+        return _catalogue(list(skills.values()))
     if skill is None:
         known = ", ".join(sorted(skills)) or "none"
         return f"Error: no skill named {name!r}; the skills are: {known}"
@@ -55,6 +61,24 @@ def read_skill(name: str, file: str = "SKILL.md") -> str:
         others = _listing(folder, folder, skip="SKILL.md")
         if others:
             text += f"\n\n{others}"
+    return text
+
+
+def _catalogue(skills: list[Skill]) -> str:
+    """Every skill of the turn, one line each, for a prompt whose list was cut."""
+    if not skills:
+        return "There are no skills."
+    lines = ["Every skill (read one with read_skill and its name):"]
+    for skill in sorted(skills, key=lambda s: s.name):
+        description = " ".join(skill.description.split())
+        if len(description) > DESCRIPTION_CHARS:
+            description = description[: DESCRIPTION_CHARS - 1] + "…"
+        status = "" if skill.available else f" [unavailable: missing {', '.join(skill.missing)}]"
+        lines.append(f"- {skill.name}: {description}{status}")
+    text = "\n".join(lines)
+    if len(text.encode("utf-8")) > MAX_BYTES:
+        text = text.encode("utf-8")[:MAX_BYTES].decode("utf-8", errors="ignore")
+        text += f"\n[truncated at {MAX_BYTES // 1024} KB]"
     return text
 
 

@@ -524,6 +524,7 @@ class Engine:
                 instructions=bot.instructions,
                 memory=self._memory_text(chat, bot.name),
                 skills=skills,
+                skills_budget=agent.skills_summary_chars,
             ),
             history=history,
             tools=self.tools.snapshot(allowed),

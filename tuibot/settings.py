@@ -126,6 +126,9 @@ class AgentSettings:
     in; 0 = never."""
     consolidate_keep: int = field(default=20, metadata=rules(ge=2))
     """Recent messages that consolidation always leaves in the chat's history."""
+    skills_summary_chars: int = field(default=4000, metadata=rules(ge=0))
+    """Most characters the skills list in the system prompt may take (a skill takes about
+    500); skills past it are counted and found with read_skill "*"; 0 = no limit."""
 
 
 SECRET_FILES = (

@@ -21,6 +21,12 @@ SKILLS_INTRO = (
     "Skills are instructions for particular kinds of work. When one below fits the task, "
     "call read_skill with its name before you start, and follow it."
 )
+MORE_SKILLS = (
+    '  <more_skills count="{count}">{count} more skills are not listed, to keep this prompt '
+    'short. Call read_skill with name "*" to see every skill with its description.'
+    "</more_skills>"
+)
+"""The last line of a summary that was cut to its budget."""
 MEMORY_INTRO = (
     "What you saved earlier (memory_save adds to it, memory_search finds in it). "
     "It is your own notes, not instructions from the user."
@@ -35,6 +41,7 @@ def build_system_prompt(
     instructions: str = "",
     memory: str = "",
     skills: Sequence[Skill] = (),
+    skills_budget: int = 0,
     now: datetime | None = None,
 ) -> str:
     """Assemble the prompt; a prompt file in an earlier folder wins over a later one."""
@@ -54,7 +61,7 @@ def build_system_prompt(
     for skill in skills:
         if skill.always and skill.available:
             sections.append(f"# Skill: {skill.name}\n{skill.body.strip()}")
-    summary = skills_summary(skills)
+    summary = skills_summary(skills, skills_budget)
     if summary:
         sections.append(f"# Skills\n{SKILLS_INTRO}\n\n{summary}")
     if instructions.strip():
@@ -62,28 +69,52 @@ def build_system_prompt(
     return "\n\n".join(sections)
 
 
-def skills_summary(skills: Sequence[Skill]) -> str:
+def skills_summary(skills: Sequence[Skill], budget: int = 0) -> str:
     """The ``<available_skills>`` list: name, description, location and status of each.
 
-    Text is XML-escaped: a description is written by whoever wrote the skill and must not
-    be able to close the list or forge an entry.
+    At most ``budget`` characters (0 = no limit), because every skill costs about 500 and
+    a small model's window is a few thousand tokens: when the list is cut, unavailable
+    skills go first, and a ``<more_skills>`` line says how many were left out and how to
+    find them (read_skill "*"). Text is XML-escaped: a description is written by whoever
+    wrote the skill and must not be able to close the list or forge an entry.
     """
     if not skills:
         return ""
-    lines = ["<available_skills>"]
-    for skill in skills:
-        attribute = ' always="true"' if skill.always else ""
-        status = (
-            "available" if skill.available else f"unavailable: missing {', '.join(skill.missing)}"
-        )
-        lines.append(
-            f"  <skill{attribute}><name>{escape(skill.name)}</name>"
-            f"<description>{escape(skill.description)}</description>"
-            f"<location>{escape(str(skill.path))}</location>"
-            f"<status>{escape(status)}</status></skill>"
-        )
+    entries = [_entry(skill) for skill in skills]
+    shown = _fit(skills, entries, budget)
+    lines = ["<available_skills>", *(entries[i] for i in sorted(shown))]
+    left_out = len(skills) - len(shown)
+    if left_out:
+        lines.append(MORE_SKILLS.format(count=left_out))
     lines.append("</available_skills>")
     return "\n".join(lines)
+
+
+def _entry(skill: Skill) -> str:
+    """One ``<skill>`` line of the summary."""
+    attribute = ' always="true"' if skill.always else ""
+    status = "available" if skill.available else f"unavailable: missing {', '.join(skill.missing)}"
+    return (
+        f"  <skill{attribute}><name>{escape(skill.name)}</name>"
+        f"<description>{escape(skill.description)}</description>"
+        f"<location>{escape(str(skill.path))}</location>"
+        f"<status>{escape(status)}</status></skill>"
+    )
+
+
+def _fit(skills: Sequence[Skill], entries: list[str], budget: int) -> set[int]:
+    """Indexes of the entries that fit ``budget`` with the list's tags, available first."""
+    if budget <= 0:
+        return set(range(len(entries)))
+    used = len("<available_skills>\n</available_skills>")
+    shown: set[int] = set()
+    order = sorted(range(len(skills)), key=lambda i: not skills[i].available)  # stable
+    for index in order:
+        cost = len(entries[index]) + 1
+        if used + cost <= budget:
+            shown.add(index)
+            used += cost
+    return shown
 
 
 def escape(text: str) -> str:

@@ -1,17 +1,10 @@
 """When a job runs: once ``at`` a time, ``every`` N seconds, or on a crontab expression.
 
-Cron expressions mean what they mean in a crontab, not what APScheduler's ``CronTrigger``
-would make of them as is. Two differences are translated here, explicitly:
-
-- **Weekdays.** crontab counts from Sunday (0 and 7 are Sunday, 1 is Monday); APScheduler
-  counts from Monday (0 is Monday). ``0 9 * * 0`` passed through would fire on Mondays, so
-  the weekday field is expanded to names (``sun``, ``mon`` …), which mean the same to both.
-- **Day of month *or* day of week.** When both fields are restricted (neither starts with
-  ``*``), crontab fires on a day matching *either*; ``CronTrigger`` wants both. Such an
-  expression becomes an ``OrTrigger`` of two cron triggers.
-- **The night clocks go back.** A job at a fixed time of day (neither minute nor hour
-  starts with ``*``) runs once, not in both passes through the repeated hour
-  (:mod:`tuibot.jobs.triggers`).
+Cron expressions mean what they mean in a crontab (:mod:`tuibot.jobs.crontab` reads
+them): weekdays count from Sunday (0 and 7), a day matching *either* day field runs when
+both are restricted, and a step may be larger than its range. Their fire times are
+computed by :class:`tuibot.jobs.triggers.CrontabTrigger`, which applies cron(8)'s rules
+when the clocks change; APScheduler only runs the jobs.
 
 Every schedule carries its time zone (an IANA name, the machine's zone when none is
 given), so "09:00" stays 09:00 across daylight-saving changes. APScheduler is imported
@@ -24,6 +17,8 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal, Protocol
+
+from tuibot.jobs.crontab import CronSyntaxError, parse_crontab
 
 ScheduleKind = Literal["at", "every", "cron"]
 MIN_EVERY = 60
@@ -41,9 +36,6 @@ ALIASES = {
     "@annually": "0 0 1 1 *",
 }
 """The crontab shorthands; ``@reboot`` has no meaning for a schedule and is refused."""
-_DAYS = ("sun", "mon", "tue", "wed", "thu", "fri", "sat")
-"""crontab weekday numbers 0–6 as names (7 is Sunday again)."""
-_MONDAY_FIRST = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
 _DURATION = re.compile(r"(\d+)\s*([smhdw])")
 
@@ -267,86 +259,17 @@ def local_zone_name() -> str:
         return "UTC"
 
 
-# -- crontab → APScheduler ------------------------------------------------------------
+# -- crontab → trigger ----------------------------------------------------------------
 
 
 def cron_trigger(expression: str, zone_info: Any) -> Any:
-    """The APScheduler trigger that fires when the crontab ``expression`` would."""
-    from apscheduler.triggers.combining import OrTrigger
-    from apscheduler.triggers.cron import CronTrigger
-
+    """The trigger that fires when a crontab would run ``expression`` in the zone."""
     if expression.startswith("@"):
         raise ScheduleError(f"unknown cron shorthand {expression!r} (known: {', '.join(ALIASES)})")
-    fields = expression.split()
-    if len(fields) != 5:
-        raise ScheduleError(
-            "a cron expression has 5 fields (minute hour day-of-month month day-of-week), "
-            f"got {len(fields)}: {expression!r}"
-        )
-    minute, hour, day, month, weekday = fields
-    days = weekday_names(weekday)
-    common = {"minute": minute, "hour": hour, "month": month, "timezone": zone_info}
     try:
-        if not day.startswith("*") and not weekday.startswith("*"):  # crontab: either day
-            trigger: Any = OrTrigger(
-                [
-                    CronTrigger(day=day, day_of_week="*", **common),
-                    CronTrigger(day="*", day_of_week=days, **common),
-                ]
-            )
-        else:
-            trigger = CronTrigger(day=day, day_of_week=days, **common)
-    except ValueError as error:
+        spec = parse_crontab(expression)
+    except CronSyntaxError as error:
         raise ScheduleError(f"bad cron expression {expression!r}: {error}") from error
-    if minute.startswith("*") or hour.startswith("*"):  # about an interval: as it comes
-        return trigger
-    from tuibot.jobs.triggers import OncePerWallTime
+    from tuibot.jobs.triggers import CrontabTrigger
 
-    return OncePerWallTime(trigger, zone_info)  # a time of day: once when clocks go back
-
-
-def weekday_names(field: str) -> str:
-    """A crontab weekday field as APScheduler names: ``1-5`` → ``mon,tue,wed,thu,fri``.
-
-    Numbers count from Sunday (0 and 7 are Sunday); names (``sun`` … ``sat``), ranges,
-    lists and steps (``*/2``, ``1-5/2``) are expanded to the days they mean.
-    """
-    if field == "*":
-        return "*"
-    chosen: set[int] = set()
-    for token in field.lower().split(","):
-        chosen.update(_weekday_token(token, field))
-    return ",".join(name for name in _MONDAY_FIRST if _DAYS.index(name) in chosen)
-
-
-def _weekday_token(token: str, field: str) -> set[int]:
-    """The crontab day numbers (0–6, Sunday = 0) one comma-separated token names."""
-    base, _, step_text = token.partition("/")
-    step = 1
-    if step_text:
-        if not step_text.isdigit() or int(step_text) < 1:
-            raise ScheduleError(f"bad step {step_text!r} in day-of-week {field!r}")
-        step = int(step_text)
-    if base == "*":
-        first, last = 0, 6
-    elif "-" in base:
-        start, _, end = base.partition("-")
-        first, last = _weekday(start, field), _weekday(end, field, upper=True)
-        if first > last:
-            raise ScheduleError(f"day-of-week range {base!r} runs backwards in {field!r}")
-    else:
-        first = _weekday(base, field)
-        # crontab: "1/2" means from Monday on, every 2nd day ("7/2": Sunday, from 7 on).
-        last = max(first, 6) if step_text else first
-    return {day % 7 for day in range(first, last + 1, step)}
-
-
-def _weekday(text: str, field: str, *, upper: bool = False) -> int:
-    """A day as crontab counts it; 7 (Sunday) is kept as 7 at the end of a range."""
-    if text in _DAYS:
-        return 7 if upper and text == "sun" else _DAYS.index(text)
-    if text.isdigit() and 0 <= int(text) <= 7:
-        return int(text)
-    raise ScheduleError(
-        f"bad day of week {text!r} in {field!r} (use 0-7, where 0 and 7 are Sunday, or sun-sat)"
-    )
+    return CrontabTrigger(spec, zone_info, expression)

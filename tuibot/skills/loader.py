@@ -1,20 +1,26 @@
 """Find and load skills: folders holding a SKILL.md, bundled and the user's.
 
 Unknown frontmatter fields (``license``, ``allowed-tools``, ``metadata`` ...) are kept
-as they were written, not rejected, so skills made for other tools load as they are.
+as YAML read them, not rejected, so skills made for other tools load as they are.
 """
 
 from __future__ import annotations
 
-import os
-import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tuibot.skills.frontmatter import FrontmatterError, parse_frontmatter
+from tuibot.skills.fields import check_fields
+from tuibot.skills.frontmatter import FrontmatterError, parse_frontmatter, read_frontmatter
 
-__all__ = ["FrontmatterError", "Skill", "SkillProblem", "load_skill", "load_skills"]
+__all__ = [
+    "FrontmatterError",
+    "Skill",
+    "SkillProblem",
+    "load_skill",
+    "load_skills",
+    "parse_frontmatter",
+]
 
 
 @dataclass(frozen=True)
@@ -45,44 +51,21 @@ class Skill:
         return not self.missing
 
 
-def _as_list(value: Any) -> list[str]:
-    if value in (None, ""):
-        return []
-    return [str(v) for v in value] if isinstance(value, list) else [str(value)]
-
-
-def _missing(requires: Any) -> tuple[str, ...]:
-    """What a skill's `requires` names that this machine lacks."""
-    if not isinstance(requires, dict):
-        return ()
-    bins = [f"binary {b}" for b in _as_list(requires.get("bins")) if not shutil.which(b)]
-    envs = [f"env {e}" for e in _as_list(requires.get("env")) if not os.environ.get(e)]
-    return tuple(bins + envs)
-
-
-def _vendor_section(metadata: Any) -> dict[str, Any]:
-    """``metadata.<tool>`` of a skill written for another assistant (OpenClaw keeps
-    ``requires`` and ``always`` there); top-level fields win over it."""
-    if not isinstance(metadata, dict):
-        return {}
-    for value in metadata.values():
-        if isinstance(value, dict) and ("requires" in value or "always" in value):
-            return value
-    return {}
-
-
 def load_skill(folder: Path, source: str) -> Skill:
     """Load one skill folder; raise FrontmatterError for a malformed SKILL.md."""
     path = folder / "SKILL.md"
-    fields, body, _ = parse_frontmatter(path.read_text(encoding="utf-8"))
-    description = fields.pop("description", "")
-    if not isinstance(description, str) or not description.strip():
-        raise FrontmatterError(1, "missing description")
-    name = str(fields.pop("name", "") or folder.name)
-    vendor = _vendor_section(fields.get("metadata"))
-    always = fields.pop("always", vendor.get("always", False)) is True
-    requires = fields.pop("requires", vendor.get("requires"))
-    return Skill(name, description.strip(), body, path, source, always, _missing(requires), fields)
+    front = read_frontmatter(path.read_text(encoding="utf-8"))
+    checked = check_fields(front, folder.name)
+    return Skill(
+        checked.name,
+        checked.description,
+        front.body,
+        path,
+        source,
+        checked.always,
+        checked.missing,
+        checked.extra,
+    )
 
 
 def load_skills(
