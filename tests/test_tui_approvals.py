@@ -25,7 +25,7 @@ from tuibot.events import ApprovalRequested, ToolFinished
 from tuibot.tui import clock, decisions
 from tuibot.tui.app import TuibotApp
 from tuibot.tui.messages import ShowRequest
-from tuibot.tui.notify import clean_summary, notification_escapes
+from tuibot.tui.notify import CUT_NOTE, clean_summary, notification_escapes
 from tuibot.tui.widgets import approvals
 from tuibot.tui.widgets.approval_text import describe, time_left, visible
 from tuibot.tui.widgets.approvals import ApprovalsPane, RequestCard
@@ -559,8 +559,8 @@ def test_countdown_text(left: float, shown: str) -> None:
     ("summary", "check"),
     [
         ("Run this?\n  ls\x07\x1b]0;evil\x07", lambda s: "\x07" not in s and "\x1b" not in s),
-        ("x" * 500, lambda s: len(s) == 200 and s.endswith("…")),
-        ("a\u202eb  \t c", lambda s: s == "ab c"),
+        ("x" * 500, lambda s: len(s) == 200 and s.endswith(CUT_NOTE)),
+        ("a\u202eb  \t c", lambda s: s == "a\\u202eb c"),  # spelled out, not dropped
     ],
 )
 def test_notification_text_is_one_clean_capped_line(

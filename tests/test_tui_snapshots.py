@@ -8,6 +8,7 @@ and commit the new SVGs on their own.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -16,7 +17,7 @@ import pytest
 from scripted_server import ScriptedServer
 from textual.pilot import Pilot
 from tui_helpers import SIZE, make_app, ready, until
-from tui_scenes import ask_approvals, freeze, settle, thaw, turn, work_scene
+from tui_scenes import ask_approvals, exec_request, freeze, settle, thaw, turn, work_scene
 
 from tuibot.tui.app import TuibotApp
 from tuibot.tui.widgets.chat_list import ChatList
@@ -96,6 +97,26 @@ def test_approvals_queue_with_several_requests(server: ScriptedServer, snap_comp
         app.open_chat(chat)
         asking.extend(ask_approvals(engine, chat))
         await until(pilot, lambda: len(engine.approvals.pending()) == 3)
+        await pilot.press("ctrl+g")
+        await settle(pilot)
+
+    assert snap_compare(make_app(server), terminal_size=SIZE, run_before=scene)
+
+
+def test_a_hostile_command_is_shown_whole_and_spelled_out(
+    server: ScriptedServer, snap_compare: Any
+) -> None:
+    """The command that read as ``ls -la`` on every line of the old prompt."""
+    asking: list[Any] = []
+    hostile = "ls -la" + " " * 85 + "; touch PWNED # " + "\x1b[2K\r  ls -la"
+
+    async def scene(pilot: Pilot[Any]) -> None:
+        app = await start(pilot)
+        engine = engine_of(app)
+        chat = engine.new_chat(title="Cloned repo").id
+        app.open_chat(chat)
+        asking.append(asyncio.ensure_future(exec_request(engine, chat, hostile)))
+        await until(pilot, lambda: len(engine.approvals.pending()) == 1)
         await pilot.press("ctrl+g")
         await settle(pilot)
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import time
+from collections.abc import Coroutine
 from dataclasses import replace
 from typing import Any
 
@@ -135,22 +136,32 @@ def work_scene(engine: Engine) -> None:
     publish(Notice("", "error", "tool skipped: tools/broken.py:3: SyntaxError: invalid syntax"))
 
 
+def exec_request(engine: Engine, chat: str, command: str) -> Coroutine[Any, Any, Any]:
+    """An exec confirmation, with the details and summary the engine builds for one."""
+    from tuibot.permissions import exec_permission, permission_details, request_summary
+
+    arguments = {"command": command}
+    permission = exec_permission(command, "/home/me/project").checked(arguments)
+    return engine.approvals.ask(
+        chat,
+        "tool",
+        request_summary("exec", arguments, permission),
+        {
+            "tool": "exec",
+            "arguments": arguments,
+            "prompt": permission.question,
+            "bot": "Assistant",
+            "permission": permission_details(permission),
+        },
+        grant_key=permission.grant_key,
+    )
+
+
 def ask_approvals(engine: Engine, chat: str) -> list[asyncio.Task[Any]]:
     """Three pending requests of the three kinds, oldest first."""
     approvals = engine.approvals
     asks = [
-        approvals.ask(
-            chat,
-            "tool",
-            "Run a shell command? exec(command='git push --force origin main')",
-            {
-                "tool": "exec",
-                "arguments": {"command": "git push --force origin main"},
-                "prompt": "Run a shell command?",
-                "bot": "Assistant",
-            },
-            grant_key="tool:exec",
-        ),
+        exec_request(engine, chat, "git push --force origin main"),
         approvals.ask(
             chat,
             "delegations.authorize",

@@ -214,3 +214,17 @@ def permission_details(permission: Permission) -> dict[str, Any]:
         "whyOnce": permission.why_once,
         "hidden": list(permission.hidden),
     }
+
+
+def unshown_arguments(arguments: dict[str, Any], permission: dict[str, Any]) -> dict[str, Any]:
+    """The arguments not already shown as the permission's subject or one of its fields.
+
+    ``permission`` is the details form (:func:`permission_details`).
+    """
+    shown = {permission.get("subject")} | {value for _, value in permission.get("fields") or []}
+    kept = {}
+    for name, value in arguments.items():
+        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, indent=2)
+        if text not in shown:
+            kept[name] = value
+    return kept

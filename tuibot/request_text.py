@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from tuibot.permissions import SUBJECT_LABELS, broader_key, describe_key
+from tuibot.permissions import SUBJECT_LABELS, broader_key, describe_key, unshown_arguments
 from tuibot.visible import hidden_warning, visible
 
 
@@ -32,8 +32,8 @@ def request_lines(kind: str, summary: str, details: dict[str, Any]) -> list[str]
     for name, value in permission.get("fields") or []:
         lines += _field(str(name), value)
     arguments = details.get("arguments")
-    if isinstance(arguments, dict) and permission.get("kind") in (None, "tool"):
-        for name, value in arguments.items():
+    if isinstance(arguments, dict):
+        for name, value in unshown_arguments(arguments, permission).items():
             lines += _field(str(name), value)
     if permission.get("hidden"):
         lines.append(f"  ! {hidden_warning(list(permission['hidden']))}")

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from textual.content import Content
 
-from tuibot.permissions import SUBJECT_LABELS, describe_key
+from tuibot.permissions import SUBJECT_LABELS, describe_key, unshown_arguments
 from tuibot.visible import hidden_warning, visible
 
 if TYPE_CHECKING:
@@ -119,9 +119,13 @@ def _tool_lines(details: dict[str, Any]) -> list[Content]:
         lines.append(_field(label[0].upper() + label[1:], subject, whole=True))
         for name, value in permission.get("fields") or []:
             lines.append(_field(str(name), value, whole=True))
-    if isinstance(arguments, dict) and arguments:
-        lines.append(Content.styled("Arguments", "bold underline"))
-        lines.extend(_field(str(key), value, whole=True) for key, value in arguments.items())
+    if isinstance(arguments, dict):  # those shown above (command, path, URL) are not repeated
+        rest = unshown_arguments(arguments, permission)
+        if rest:
+            lines.append(Content.styled("Arguments", "bold underline"))
+            lines.extend(_field(str(key), value, whole=True) for key, value in rest.items())
+        elif not arguments:
+            lines.append(Content.styled("(no arguments)", "dim"))
     elif arguments is not None:
         lines.append(_field("Arguments", arguments))
     else:
