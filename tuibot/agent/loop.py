@@ -38,6 +38,7 @@ from tuibot.llm.parts import (
     UsagePart,
 )
 from tuibot.llm.pricing import cost_micros
+from tuibot.llm.prompt_tools import refuses_tools, tools_in_prompt
 from tuibot.llm.select import Route
 from tuibot.llm.text_tools import extract_text_tool_calls
 from tuibot.secrets import redact
@@ -106,6 +107,9 @@ class Turn:
     """Everything the model said this turn, across finished rounds (kept on cancel)."""
     rounds: int = 0
     """Model calls started so far (read it for a turn that was cancelled)."""
+    prompt_tools: set[str] = field(default_factory=set)
+    """Providers found to refuse native ``tools``: their tools go in the prompt. The engine
+    shares one set with every turn, so a provider is switched once per process."""
 
 
 @dataclass
@@ -167,11 +171,46 @@ async def run_turn(turn: Turn) -> TurnFinished:
 
 
 async def _model_round(turn: Turn) -> RoundResult:
-    """Stream one model call, emitting deltas as they arrive."""
-    messages = for_model(turn.system_prompt, turn.history, turn.history_limit)
+    """One model call; a server that refuses ``tools`` is asked again with them in the prompt."""
+    prompted = turn.route.provider.name in turn.prompt_tools
+    result = await _stream_round(turn, prompted)
+    if result.error is not None and not prompted and refuses_tools(result.error):
+        _switch_to_prompt_tools(turn, result.error)
+        result = await _stream_round(turn, prompted=True)
+    return result
+
+
+def _request(turn: Turn, prompted: bool) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The messages and tools of the next call (tools in the prompt when ``prompted``)."""
+    provider = turn.route.provider
+    placeholder = provider.tool_call_placeholder and not prompted
+    messages = for_model(turn.system_prompt, turn.history, turn.history_limit, placeholder)
     tools = turn.tools.definitions(turn.allowed_tools)
-    if turn.route.provider.prompt_caching:
+    if prompted:
+        messages, tools = tools_in_prompt(messages, tools), []
+    if provider.prompt_caching:
         messages, tools = apply_cache_control(messages, tools)
+    return messages, tools
+
+
+def _switch_to_prompt_tools(turn: Turn, error: ModelError) -> None:
+    """Remember that the provider takes no ``tools`` field, and say so once."""
+    name = turn.route.provider.name
+    log.warning("provider %s refused native tools: %s", name, error)
+    if name in turn.prompt_tools:
+        return  # another chat switched it meanwhile and said so
+    turn.prompt_tools.add(name)
+    message = (
+        f"{redact(str(error))}\nThe server takes no native tool calls, so for the rest of "
+        f"this run tuibot describes the tools to provider '{name}' in the prompt and reads "
+        "the calls from the answer text."
+    )
+    turn.emit(Notice(turn.chat, "warning", message))
+
+
+async def _stream_round(turn: Turn, prompted: bool) -> RoundResult:
+    """Stream one model call, emitting deltas as they arrive."""
+    messages, tools = _request(turn, prompted)
     params = dict(turn.params)
     result, calls = RoundResult(), CallAccumulator()
     started = time.monotonic()
@@ -196,11 +235,30 @@ async def _model_round(turn: Turn) -> RoundResult:
         log.warning("model call failed: %s", error, exc_info=error.__cause__ or error)
         result.error = error
     result.text, result.reasoning = turn.partial, turn.partial_reasoning
-    result.calls = calls.finish()
-    if not result.calls and result.finish and turn.route.provider.text_tool_calls:
+    result.calls = calls.finish(taken=_call_ids(turn.history))
+    reads_text = turn.route.provider.text_tool_calls or prompted
+    if not result.calls and result.finish and reads_text:
         result.text, found = extract_text_tool_calls(result.text, turn.tools.names())
         for call in found:
             result.calls.append(PendingCall(new_call_id(), call.name, call.arguments))
+    _trace_model_call(turn, result, started, first_token)
+    return result
+
+
+def _call_ids(history: list[dict[str, Any]]) -> set[str]:
+    """The ids of every tool call already in the history (a new call must not reuse one)."""
+    return {
+        call["id"]
+        for message in history
+        for call in message.get("tool_calls") or ()
+        if isinstance(call, dict) and isinstance(call.get("id"), str)
+    }
+
+
+def _trace_model_call(
+    turn: Turn, result: RoundResult, started: float, first_token: float | None
+) -> None:
+    """One model call's record in the turn's trace."""
     turn.trace["model_calls"].append(
         {
             "model": turn.route.model,
@@ -212,7 +270,6 @@ async def _model_round(turn: Turn) -> RoundResult:
             "error": str(result.error) if result.error else None,
         }
     )
-    return result
 
 
 def _priced(turn: Turn, part: UsagePart) -> Usage:
@@ -240,10 +297,17 @@ def _assistant_message(turn: Turn, result: RoundResult) -> dict[str, Any]:
     if result.reasoning:
         message["reasoning"] = result.reasoning
     if result.calls:
-        message["tool_calls"] = [
-            {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
-            for c in result.calls
-        ]
+        calls: list[dict[str, Any]] = []
+        raw: dict[str, str] = {}
+        for call in result.calls:  # the JSON that runs is what is stored and replayed
+            parsed = parse_arguments(call.arguments)
+            function = {"name": call.name, "arguments": parsed.replay}
+            calls.append({"id": call.id, "type": "function", "function": function})
+            if parsed.repaired or parsed.value is None:
+                raw[call.id] = call.arguments
+        message["tool_calls"] = calls
+        if raw:
+            message["raw_arguments"] = raw  # what the model sent, for people; never sent
     message["usage"] = result.usage.as_dict()
     return _tagged(turn, message)
 
@@ -364,6 +428,7 @@ async def _run_call(turn: Turn, call: PendingCall, cut_off: bool) -> None:
             "name": call.name,
             "arguments": arguments,
             "repaired": parsed.repaired,
+            "cut": parsed.cut,
             "ok": result.ok,
             "duration_s": round(duration, 4),
             "output_chars": len(result.output),
