@@ -13,8 +13,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from engine_helpers import Recorder, ask, make_engine, sent_messages
-from scripted_server import ScriptedServer, error, raw, text, tool_calls
+from scripted_server import Reply, ScriptedServer, error, raw, text, tool_calls
 
 from tuibot.events import Notice, ToolFinished
 
@@ -197,7 +198,7 @@ async def test_an_id_reused_from_an_earlier_round_is_made_unique(server: Scripte
     await engine.close()
 
 
-async def _fallback_case(server: ScriptedServer, refusal: Any) -> None:
+async def _fallback_case(server: ScriptedServer, refusal: Reply) -> None:
     """A server refusing ``tools`` once: the request is retried with tools in the prompt."""
     engine = make_engine(server)
     seen = Recorder(engine)
@@ -227,16 +228,19 @@ async def _fallback_case(server: ScriptedServer, refusal: Any) -> None:
     await engine.close()
 
 
-async def test_vllm_without_a_tool_parser_gets_the_tools_in_the_prompt(
-    server: ScriptedServer,
+@pytest.mark.parametrize(
+    "refusal",
+    [
+        error(400, body=VLLM_NO_PARSER),
+        error(500, body=LLAMACPP_NO_JINJA),
+        error(500, message="Cannot use tools with stream"),  # older llama-server builds
+    ],
+    ids=["vllm-no-tool-parser", "llamacpp-no-jinja", "llamacpp-no-tools-on-stream"],
+)
+async def test_a_server_refusing_tools_gets_them_in_the_prompt(
+    server: ScriptedServer, refusal: Reply
 ) -> None:
-    await _fallback_case(server, error(400, body=VLLM_NO_PARSER))
-
-
-async def test_llamacpp_without_jinja_gets_the_tools_in_the_prompt(
-    server: ScriptedServer,
-) -> None:
-    await _fallback_case(server, error(500, body=LLAMACPP_NO_JINJA))
+    await _fallback_case(server, refusal)
 
 
 async def test_another_rejection_that_mentions_tools_is_not_a_fallback(
