@@ -219,17 +219,6 @@ async def test_round_limit_stops_with_a_clear_message(server: ScriptedServer) ->
     await engine.close()
 
 
-async def test_empty_content_is_sent_as_placeholder(server: ScriptedServer) -> None:
-    engine = make_engine(server)
-    server.enqueue(tool_calls([("list_dir", "{}")]), text("ok"))
-
-    await ask(engine, engine.new_chat().id, "list")
-
-    assistant = sent_messages(server, 1)[-2]
-    assert assistant["role"] == "assistant" and assistant["content"] == "(empty)"
-    await engine.close()
-
-
 async def test_history_sent_is_capped_at_a_user_message(server: ScriptedServer) -> None:
     engine = make_engine(server, agent__history_limit=3)
     server.enqueue(text("one"), text("two"), text("three"))

@@ -463,7 +463,7 @@ def test_calls_without_ids_get_distinct_ids() -> None:
     [
         ('{"path": "a.txt",}', {"path": "a.txt"}),
         ("{'path': 'a.txt'}", {"path": "a.txt"}),
-        ('{"path": "a.txt"', {"path": "a.txt"}),
+        ("{path: 'a.txt'}", {"path": "a.txt"}),
     ],
 )
 def test_small_mistakes_are_repaired(raw_arguments: str, expected: dict[str, Any]) -> None:

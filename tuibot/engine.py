@@ -148,6 +148,8 @@ class Engine:
         self._key_problem = ""
         self._keys: dict[str, str | None] = {}
         self._clients: dict[str, ModelClient] = {}
+        self._prompt_tools: set[str] = set()
+        """Providers that refused native tools; their turns get the tools in the prompt."""
         self._states: dict[str, ChatState] = {}
         self.skills = SkillCatalog(default_roots(), self._skill_problems)
         self._memories: dict[str, MemoryStore] = {}
@@ -541,6 +543,7 @@ class Engine:
             before_step=before_step,
             on_usage=on_usage,
             before_tools=before_tools,
+            prompt_tools=self._prompt_tools,
         )
 
     def scope_for(self, bot: Bot) -> ToolScope:

@@ -89,6 +89,9 @@ class ProviderSettings:
     """Mark the system prompt and last tool with Anthropic-style ``cache_control``."""
     text_tool_calls: bool = False
     """Parse tool calls the model writes as text (``<tool_call>{...}</tool_call>``, bare JSON)."""
+    tool_call_placeholder: bool = False
+    """Send ``"(empty)"`` instead of ``null`` as the content of an assistant message that
+    only calls tools, for a server that rejects null content."""
     connect_timeout: float = field(default=10.0, metadata=rules(gt=0, le=60))
     """Seconds to wait for the connection to the server."""
     stream_timeout: float = field(default=60.0, metadata=rules(gt=0, le=3600))

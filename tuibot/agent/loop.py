@@ -8,18 +8,16 @@ each assistant message and each tool result before the next model call.
 from __future__ import annotations
 
 import asyncio
-import logging
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from tuibot.agent.calls import CallAccumulator, PendingCall, new_call_id, parse_arguments
-from tuibot.agent.messages import for_model
+from tuibot.agent.calls import PendingCall, parse_arguments
+from tuibot.agent.model_call import RoundResult, model_round
 from tuibot.events import (
     Event,
     Notice,
-    ReasoningDelta,
     TextDelta,
     ToolFinished,
     ToolStarted,
@@ -27,19 +25,8 @@ from tuibot.events import (
     TurnStatus,
     Usage,
 )
-from tuibot.llm.caching import apply_cache_control
-from tuibot.llm.errors import ModelError
-from tuibot.llm.parts import (
-    FinishPart,
-    ModelClient,
-    ReasoningPart,
-    TextPart,
-    ToolCallPart,
-    UsagePart,
-)
-from tuibot.llm.pricing import cost_micros
+from tuibot.llm.parts import ModelClient
 from tuibot.llm.select import Route
-from tuibot.llm.text_tools import extract_text_tool_calls
 from tuibot.secrets import redact
 from tuibot.store.history import interrupted_result
 from tuibot.toolkit.registry import ERROR_HINT, ToolRegistry, ToolResult
@@ -48,8 +35,6 @@ from tuibot.toolkit.validate import validate_arguments
 
 if TYPE_CHECKING:
     from tuibot.permissions import Permission
-
-log = logging.getLogger("tuibot.agent")
 
 ROUND_LIMIT = (
     "I've reached my limit of {rounds} model calls for this turn. "
@@ -110,18 +95,9 @@ class Turn:
     """Everything the model said this turn, across finished rounds (kept on cancel)."""
     rounds: int = 0
     """Model calls started so far (read it for a turn that was cancelled)."""
-
-
-@dataclass
-class RoundResult:
-    """What one model call produced."""
-
-    text: str = ""
-    reasoning: str = ""
-    calls: list[PendingCall] = field(default_factory=list)
-    finish: str | None = None
-    usage: Usage = field(default_factory=Usage)
-    error: ModelError | None = None
+    prompt_tools: set[str] = field(default_factory=set)
+    """Providers found to refuse native ``tools``: their tools go in the prompt. The engine
+    shares one set with every turn, so a provider is switched once per process."""
 
 
 async def run_turn(turn: Turn) -> TurnFinished:
@@ -134,7 +110,7 @@ async def run_turn(turn: Turn) -> TurnFinished:
             if turn.before_step is not None:
                 turn.history.extend(await turn.before_step(turn))
             turn.rounds += 1
-            result = await _model_round(turn)
+            result = await model_round(turn)
             total += result.usage
             if turn.on_usage is not None:
                 turn.on_usage(result.usage)
@@ -170,63 +146,6 @@ async def run_turn(turn: Turn) -> TurnFinished:
     )
 
 
-async def _model_round(turn: Turn) -> RoundResult:
-    """Stream one model call, emitting deltas as they arrive."""
-    messages = for_model(turn.system_prompt, turn.history, turn.history_limit)
-    tools = turn.tools.definitions(turn.allowed_tools)
-    if turn.route.provider.prompt_caching:
-        messages, tools = apply_cache_control(messages, tools)
-    params = dict(turn.params)
-    result, calls = RoundResult(), CallAccumulator()
-    started = time.monotonic()
-    first_token: float | None = None
-    try:
-        async for part in turn.client.stream(turn.route.model, messages, tools, params):
-            if isinstance(part, TextPart):
-                first_token = first_token or time.monotonic()
-                turn.partial += part.text
-                turn.emit(TextDelta(turn.chat, turn.turn_id, part.text))
-            elif isinstance(part, ReasoningPart):
-                first_token = first_token or time.monotonic()
-                turn.partial_reasoning += part.text
-                turn.emit(ReasoningDelta(turn.chat, turn.turn_id, part.text))
-            elif isinstance(part, ToolCallPart):
-                calls.add(part)
-            elif isinstance(part, UsagePart):
-                result.usage = _priced(turn, part)
-            elif isinstance(part, FinishPart):
-                result.finish = part.reason
-    except ModelError as error:
-        log.warning("model call failed: %s", error, exc_info=error.__cause__ or error)
-        result.error = error
-    result.text, result.reasoning = turn.partial, turn.partial_reasoning
-    result.calls = calls.finish()
-    if not result.calls and result.finish and turn.route.provider.text_tool_calls:
-        result.text, found = extract_text_tool_calls(result.text, turn.tools.names())
-        for call in found:
-            result.calls.append(PendingCall(new_call_id(), call.name, call.arguments))
-    turn.trace["model_calls"].append(
-        {
-            "model": turn.route.model,
-            "provider": turn.route.provider.name,
-            "duration_s": round(time.monotonic() - started, 4),
-            "first_token_s": round(first_token - started, 4) if first_token else None,
-            "finish_reason": result.finish,
-            "usage": result.usage.as_dict(),
-            "error": str(result.error) if result.error else None,
-        }
-    )
-    return result
-
-
-def _priced(turn: Turn, part: UsagePart) -> Usage:
-    """Usage with its cost from the provider's price."""
-    cost = cost_micros(
-        turn.route.provider, turn.route.model, part.prompt_tokens, part.completion_tokens
-    )
-    return Usage(part.prompt_tokens, part.completion_tokens, cost)
-
-
 def _tagged(turn: Turn, message: dict[str, Any]) -> dict[str, Any]:
     """A message stamped with its turn and bot (stored, never sent)."""
     return {**message, "turn": turn.turn_id, "bot": turn.bot}
@@ -244,10 +163,17 @@ def _assistant_message(turn: Turn, result: RoundResult) -> dict[str, Any]:
     if result.reasoning:
         message["reasoning"] = result.reasoning
     if result.calls:
-        message["tool_calls"] = [
-            {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
-            for c in result.calls
-        ]
+        calls: list[dict[str, Any]] = []
+        raw: dict[str, str] = {}
+        for call in result.calls:  # the JSON that runs is what is stored and replayed
+            parsed = parse_arguments(call.arguments)
+            function = {"name": call.name, "arguments": parsed.replay}
+            calls.append({"id": call.id, "type": "function", "function": function})
+            if parsed.repaired or parsed.value is None:
+                raw[call.id] = call.arguments
+        message["tool_calls"] = calls
+        if raw:
+            message["raw_arguments"] = raw  # what the model sent, for people; never sent
     message["usage"] = result.usage.as_dict()
     return _tagged(turn, message)
 
@@ -368,6 +294,7 @@ async def _run_call(turn: Turn, call: PendingCall, cut_off: bool) -> None:
             "name": call.name,
             "arguments": arguments,
             "repaired": parsed.repaired,
+            "cut": parsed.cut,
             "ok": result.ok,
             "duration_s": round(duration, 4),
             "output_chars": len(result.output),

@@ -2,28 +2,57 @@
 
 Stored messages carry tuibot's own keys (reasoning, status, turn, usage, bot). Those are
 for people and the TUI; providers reject unknown keys and must never see reasoning.
+What is sent must also parse on the server's side: null content only beside tool calls,
+and every replayed call's arguments a JSON object.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Any
+
+from tuibot.agent.calls import parse_arguments
 
 ALLOWED_KEYS = ("role", "content", "tool_calls", "tool_call_id", "name")
 EMPTY = "(empty)"
 
 
-def sanitize(message: dict[str, Any]) -> dict[str, Any]:
-    """The message with only provider keys, and empty content replaced."""
+def sanitize(message: dict[str, Any], placeholder: bool = False) -> dict[str, Any]:
+    """The message with only provider keys, and its content fit to send.
+
+    An assistant message that only calls tools goes with ``content: null`` (OpenAI's
+    schema; a placeholder would read to the model as something it said), or with
+    ``EMPTY`` when ``placeholder`` is set for a server that rejects null. Any other empty
+    content becomes ``EMPTY``, and every call's arguments are a JSON object text.
+    """
     clean = {key: message[key] for key in ALLOWED_KEYS if key in message}
+    if clean.get("tool_calls"):
+        clean["tool_calls"] = [_replayable(call) for call in clean["tool_calls"]]
+    else:
+        clean.pop("tool_calls", None)
     content = clean.get("content")
     if content is None or content == "" or content == []:
-        clean["content"] = EMPTY
-    if not clean.get("tool_calls"):
-        clean.pop("tool_calls", None)
+        only_calls = clean.get("role") == "assistant" and "tool_calls" in clean
+        clean["content"] = None if only_calls and not placeholder else EMPTY
     if clean.get("role") != "tool":
         clean.pop("tool_call_id", None)
     return clean
+
+
+def _replayable(call: Any) -> Any:
+    """A stored call whose arguments a server will parse (chats older than this rule)."""
+    function = call.get("function") if isinstance(call, dict) else None
+    if not isinstance(function, dict):
+        return call
+    arguments = function.get("arguments")
+    text = arguments if isinstance(arguments, str) else ""
+    try:
+        if isinstance(json.loads(text), dict):
+            return call
+    except ValueError:
+        pass
+    return {**call, "function": {**function, "arguments": parse_arguments(text).replay}}
 
 
 def history_window(messages: Sequence[dict[str, Any]], limit: int) -> list[dict[str, Any]]:
@@ -46,8 +75,13 @@ def history_window(messages: Sequence[dict[str, Any]], limit: int) -> list[dict[
     return []
 
 
-def for_model(system_prompt: str, history: Sequence[dict[str, Any]], limit: int) -> list[dict]:
+def for_model(
+    system_prompt: str,
+    history: Sequence[dict[str, Any]],
+    limit: int,
+    placeholder: bool = False,
+) -> list[dict]:
     """The request's message list: system prompt, then the sanitized history window."""
     return [{"role": "system", "content": system_prompt}] + [
-        sanitize(message) for message in history_window(history, limit)
+        sanitize(message, placeholder) for message in history_window(history, limit)
     ]

@@ -1,0 +1,152 @@
+"""One model call of a turn: the request, the stream, and the tool calls it produced.
+
+Kept apart from :mod:`tuibot.agent.loop` (rounds, tools, results) because what one call
+sends and reads is its own set of rules: the history as servers accept it, the tools
+natively or — for a server that refuses them — in the prompt, call ids unique in the chat,
+calls written as text, and one trace record per call.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from tuibot.agent.calls import CallAccumulator, PendingCall, new_call_id
+from tuibot.agent.messages import for_model
+from tuibot.events import Notice, ReasoningDelta, TextDelta, Usage
+from tuibot.llm.caching import apply_cache_control
+from tuibot.llm.errors import ModelError
+from tuibot.llm.parts import FinishPart, ReasoningPart, TextPart, ToolCallPart, UsagePart
+from tuibot.llm.pricing import cost_micros
+from tuibot.llm.prompt_tools import refuses_tools, tools_in_prompt
+from tuibot.llm.text_tools import extract_text_tool_calls
+from tuibot.secrets import redact
+
+if TYPE_CHECKING:
+    from tuibot.agent.loop import Turn
+
+log = logging.getLogger("tuibot.agent")
+
+
+@dataclass
+class RoundResult:
+    """What one model call produced."""
+
+    text: str = ""
+    reasoning: str = ""
+    calls: list[PendingCall] = field(default_factory=list)
+    finish: str | None = None
+    usage: Usage = field(default_factory=Usage)
+    error: ModelError | None = None
+
+
+async def model_round(turn: Turn) -> RoundResult:
+    """One model call; a server that refuses ``tools`` is asked again with them in the prompt."""
+    prompted = turn.route.provider.name in turn.prompt_tools
+    result = await _stream_round(turn, prompted)
+    if result.error is not None and not prompted and refuses_tools(result.error):
+        _switch_to_prompt_tools(turn, result.error)
+        result = await _stream_round(turn, prompted=True)
+    return result
+
+
+def _request(turn: Turn, prompted: bool) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The messages and tools of the next call (tools in the prompt when ``prompted``)."""
+    provider = turn.route.provider
+    placeholder = provider.tool_call_placeholder and not prompted
+    messages = for_model(turn.system_prompt, turn.history, turn.history_limit, placeholder)
+    tools = turn.tools.definitions(turn.allowed_tools)
+    if prompted:
+        messages, tools = tools_in_prompt(messages, tools), []
+    if provider.prompt_caching:
+        messages, tools = apply_cache_control(messages, tools)
+    return messages, tools
+
+
+def _switch_to_prompt_tools(turn: Turn, error: ModelError) -> None:
+    """Remember that the provider takes no ``tools`` field, and say so once."""
+    name = turn.route.provider.name
+    log.warning("provider %s refused native tools: %s", name, error)
+    if name in turn.prompt_tools:
+        return  # another chat switched it meanwhile and said so
+    turn.prompt_tools.add(name)
+    message = (
+        f"{redact(str(error))}\nThe server takes no native tool calls, so for the rest of "
+        f"this run tuibot describes the tools to provider '{name}' in the prompt and reads "
+        "the calls from the answer text."
+    )
+    turn.emit(Notice(turn.chat, "warning", message))
+
+
+async def _stream_round(turn: Turn, prompted: bool) -> RoundResult:
+    """Stream one model call, emitting deltas as they arrive."""
+    messages, tools = _request(turn, prompted)
+    params = dict(turn.params)
+    result, calls = RoundResult(), CallAccumulator()
+    started = time.monotonic()
+    first_token: float | None = None
+    try:
+        async for part in turn.client.stream(turn.route.model, messages, tools, params):
+            if isinstance(part, TextPart):
+                first_token = first_token or time.monotonic()
+                turn.partial += part.text
+                turn.emit(TextDelta(turn.chat, turn.turn_id, part.text))
+            elif isinstance(part, ReasoningPart):
+                first_token = first_token or time.monotonic()
+                turn.partial_reasoning += part.text
+                turn.emit(ReasoningDelta(turn.chat, turn.turn_id, part.text))
+            elif isinstance(part, ToolCallPart):
+                calls.add(part)
+            elif isinstance(part, UsagePart):
+                result.usage = _priced(turn, part)
+            elif isinstance(part, FinishPart):
+                result.finish = part.reason
+    except ModelError as error:
+        log.warning("model call failed: %s", error, exc_info=error.__cause__ or error)
+        result.error = error
+    result.text, result.reasoning = turn.partial, turn.partial_reasoning
+    result.calls = calls.finish(taken=_call_ids(turn.history))
+    reads_text = turn.route.provider.text_tool_calls or prompted
+    if not result.calls and result.finish and reads_text:
+        result.text, found = extract_text_tool_calls(result.text, turn.tools.names())
+        for call in found:
+            result.calls.append(PendingCall(new_call_id(), call.name, call.arguments))
+    _trace_model_call(turn, result, started, first_token)
+    return result
+
+
+def _call_ids(history: list[dict[str, Any]]) -> set[str]:
+    """The ids of every tool call already in the history (a new call must not reuse one)."""
+    return {
+        call["id"]
+        for message in history
+        for call in message.get("tool_calls") or ()
+        if isinstance(call, dict) and isinstance(call.get("id"), str)
+    }
+
+
+def _trace_model_call(
+    turn: Turn, result: RoundResult, started: float, first_token: float | None
+) -> None:
+    """One model call's record in the turn's trace."""
+    turn.trace["model_calls"].append(
+        {
+            "model": turn.route.model,
+            "provider": turn.route.provider.name,
+            "duration_s": round(time.monotonic() - started, 4),
+            "first_token_s": round(first_token - started, 4) if first_token else None,
+            "finish_reason": result.finish,
+            "usage": result.usage.as_dict(),
+            "error": str(result.error) if result.error else None,
+        }
+    )
+
+
+def _priced(turn: Turn, part: UsagePart) -> Usage:
+    """Usage with its cost from the provider's price."""
+    cost = cost_micros(
+        turn.route.provider, turn.route.model, part.prompt_tokens, part.completion_tokens
+    )
+    return Usage(part.prompt_tokens, part.completion_tokens, cost)
