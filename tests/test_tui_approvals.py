@@ -96,7 +96,7 @@ async def test_a_tool_request_shows_what_would_run_and_y_allows_it(
         [card] = cards(app)
         shown = card.text
         assert "Assistant wants to run exec" in shown
-        assert "command: echo hi > 'out file.txt'" in shown
+        assert "Command: echo hi > 'out file.txt'" in shown
         assert f"chat {chat}" in shown and "left" in shown
         await until(pilot, lambda: tab_label(app) == "Approvals (1)")
         await pilot.press("ctrl+g")
