@@ -39,7 +39,7 @@ from tuibot.llm.parts import (
 )
 from tuibot.llm.pricing import cost_micros
 from tuibot.llm.select import Route
-from tuibot.llm.text_tools import extract_text_tool_calls
+from tuibot.llm.text_tools import TextCallStream, offered_tools
 from tuibot.secrets import redact
 from tuibot.store.history import interrupted_result
 from tuibot.toolkit.registry import ERROR_HINT, ToolRegistry, ToolResult
@@ -174,6 +174,7 @@ async def _model_round(turn: Turn) -> RoundResult:
         messages, tools = apply_cache_control(messages, tools)
     params = dict(turn.params)
     result, calls = RoundResult(), CallAccumulator()
+    texts = TextCallStream(offered_tools(tools)) if turn.route.provider.text_tool_calls else None
     started = time.monotonic()
     first_token: float | None = None
     try:
@@ -181,7 +182,7 @@ async def _model_round(turn: Turn) -> RoundResult:
             if isinstance(part, TextPart):
                 first_token = first_token or time.monotonic()
                 turn.partial += part.text
-                turn.emit(TextDelta(turn.chat, turn.turn_id, part.text))
+                _show(turn, texts.feed(part.text) if texts else part.text)
             elif isinstance(part, ReasoningPart):
                 first_token = first_token or time.monotonic()
                 turn.partial_reasoning += part.text
@@ -197,10 +198,11 @@ async def _model_round(turn: Turn) -> RoundResult:
         result.error = error
     result.text, result.reasoning = turn.partial, turn.partial_reasoning
     result.calls = calls.finish()
-    if not result.calls and result.finish and turn.route.provider.text_tool_calls:
-        result.text, found = extract_text_tool_calls(result.text, turn.tools.names())
-        for call in found:
-            result.calls.append(PendingCall(new_call_id(), call.name, call.arguments))
+    if texts is not None:
+        _show(turn, texts.finish())
+        if not result.calls and result.finish:
+            result.text = texts.prose
+            result.calls = [PendingCall(new_call_id(), c.name, c.arguments) for c in texts.calls]
     turn.trace["model_calls"].append(
         {
             "model": turn.route.model,
@@ -213,6 +215,12 @@ async def _model_round(turn: Turn) -> RoundResult:
         }
     )
     return result
+
+
+def _show(turn: Turn, text: str) -> None:
+    """Emit answer text, unless there is none to show yet (held back as a possible call)."""
+    if text:
+        turn.emit(TextDelta(turn.chat, turn.turn_id, text))
 
 
 def _priced(turn: Turn, part: UsagePart) -> Usage:
