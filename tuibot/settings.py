@@ -88,7 +88,7 @@ class ProviderSettings:
     prompt_caching: bool = False
     """Mark the system prompt and last tool with Anthropic-style ``cache_control``."""
     text_tool_calls: bool = False
-    """Parse tool calls the model writes as text (``<tool_call>{...}</tool_call>``, bare JSON)."""
+    """Parse tool calls that local models write as text (dialects: see providers.md)."""
     connect_timeout: float = field(default=10.0, metadata=rules(gt=0, le=60))
     """Seconds to wait for the connection to the server."""
     stream_timeout: float = field(default=60.0, metadata=rules(gt=0, le=3600))
