@@ -29,6 +29,8 @@ MARKERS = (
     "[TOOL_CALLS]",
     DS_BEGIN,
 )
+_FIRST = {m[0] for m in MARKERS}
+_LONGEST = max(map(len, MARKERS))
 _NAME = re.compile(r"[A-Za-z_][\w.-]*")
 _FUNCTION_HEAD = re.compile(r"<function=([A-Za-z_][\w.-]*)>")
 _PARAMETER = re.compile(r"<parameter=([^>\s]+)>")
@@ -56,10 +58,15 @@ def next_marker(text: str, start: int) -> int:
 
 def held_tail(text: str) -> int:
     """How many characters at the end of ``text`` may be the start of a marker."""
-    for size in range(min(len(text), max(map(len, MARKERS)) - 1), 0, -1):
-        if any(m.startswith(text[-size:]) for m in MARKERS):
-            return size
+    for i in range(max(0, len(text) - _LONGEST + 1), len(text)):
+        if text[i] in _FIRST and any(m.startswith(text[i:]) for m in MARKERS):
+            return len(text) - i
     return 0
+
+
+def may_end_here(chunk: str) -> bool:
+    """Whether newly streamed text could close a block (every closer has ``<`` or ``>``)."""
+    return "<" in chunk or ">" in chunk
 
 
 def resolve(text: str, start: int, final: bool, offered: Offered) -> Resolved | None:

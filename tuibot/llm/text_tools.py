@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable
 from typing import Any
 
-from tuibot.llm.text_blocks import held_tail, next_marker, resolve
+from tuibot.llm.text_blocks import held_tail, may_end_here, next_marker, resolve
 from tuibot.llm.text_offered import Offered, TextToolCall
 from tuibot.llm.text_whole import may_be_whole, whole_answer
 
@@ -54,6 +54,7 @@ class TextCallStream:
         self._shown: list[str] = []
         self._spaces = ""  # whitespace held back: dropped if a call follows it
         self._dropped = False
+        self._waited_at = -1  # text length when an open block last could not be resolved
         self.calls: list[TextToolCall] = []
 
     @property
@@ -80,6 +81,9 @@ class TextCallStream:
         before = len(self._shown)
         if self._whole_possible and not self._whole(final):
             return ""
+        if not final and self._waited_at >= 0:
+            if not may_end_here(self._text[max(0, self._waited_at - 32) :]):
+                return ""  # nothing new could close the open block: skip re-reading it
         while self._cursor < len(self._text):
             start = next_marker(self._text, self._cursor)
             if start < 0:
@@ -91,7 +95,9 @@ class TextCallStream:
             self._cursor = start
             block = resolve(self._text, start, final, self._offered)
             if block is None:
+                self._waited_at = len(self._text)
                 break
+            self._waited_at = -1
             if block.calls is None:
                 self._show(self._text[start : block.end])
             else:
