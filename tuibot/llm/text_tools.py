@@ -81,9 +81,9 @@ class TextCallStream:
         before = len(self._shown)
         if self._whole_possible and not self._whole(final):
             return ""
-        if not final and self._waited_at >= 0:
-            if not may_end_here(self._text[max(0, self._waited_at - 32) :]):
-                return ""  # nothing new could close the open block: skip re-reading it
+        recent = self._text[max(0, self._waited_at - 32) :]
+        if not final and self._waited_at >= 0 and not may_end_here(recent):
+            return ""  # nothing new could close the open block: skip re-reading it
         while self._cursor < len(self._text):
             start = next_marker(self._text, self._cursor)
             if start < 0:
