@@ -14,7 +14,7 @@ from engine_helpers import Recorder, sent_messages
 from scripted_server import ScriptedServer, text
 
 from tuibot.engine import Engine
-from tuibot.events import ToolFinished, TurnFinished
+from tuibot.events import TextDelta, ToolFinished, TurnFinished
 from tuibot.llm.text_tools import TextToolCall, extract_text_tool_calls
 from tuibot.settings import load_settings
 
@@ -197,4 +197,27 @@ async def test_engine_leaves_text_alone_when_the_option_is_off(server: ScriptedS
     assert outcome.text == TAGGED
     assert seen.of(ToolFinished) == []
     assert len(server.requests) == 1
+    await engine.close()
+
+
+@pytest.mark.parametrize("pieces", [1, 3, 7], ids=["chars", "threes", "sevens"])
+async def test_call_markup_never_reaches_the_text_events(
+    server: ScriptedServer, pieces: int
+) -> None:
+    engine = engine_for(server, text_tool_calls=True)
+    seen = Recorder(engine)
+    answer = "Looking.\n" + TAGGED + "\nBack soon."
+    server.enqueue(text(answer, pieces=len(answer) // pieces), text("[TOOL_CALLS", pieces=3))
+    chat = engine.new_chat().id
+
+    outcome = await (await engine.send(chat, "hi"))
+
+    assert isinstance(outcome, TurnFinished) and outcome.status == "completed"
+    shown = [delta.delta for delta in seen.of(TextDelta)]
+    # A marker that never completed is held to the end, then shown as plain text.
+    assert shown[-1] == "[TOOL_CALLS"
+    assert not [d for d in shown[:-1] if "<" in d or "list_dir" in d or "TOOL" in d]
+    assert "".join(shown) == "Looking.\nBack soon.[TOOL_CALLS" == outcome.text
+    [finished] = seen.of(ToolFinished)
+    assert finished.name == "list_dir"
     await engine.close()

@@ -88,7 +88,7 @@ class ProviderSettings:
     prompt_caching: bool = False
     """Mark the system prompt and last tool with Anthropic-style ``cache_control``."""
     text_tool_calls: bool = False
-    """Parse tool calls the model writes as text (``<tool_call>{...}</tool_call>``, bare JSON)."""
+    """Parse tool calls that local models write as text (dialects: see providers.md)."""
     tool_call_placeholder: bool = False
     """Send ``"(empty)"`` instead of ``null`` as the content of an assistant message that
     only calls tools, for a server that rejects null content."""

@@ -1,14 +1,13 @@
 """Slash commands: typed by a person, answered without the model.
 
 They run outside the chat's turn lock, so ``/tool_name`` works while a turn is running
-and with no model server at all. ``/name key=value ...`` calls a tool directly; values
-are JSON when they parse as JSON (numbers, booleans, lists), strings otherwise; quote a
-value with spaces shell-style.
+and with no model server at all. ``/name key=value ...`` calls a tool directly; each
+value is typed by the tool's schema (a string parameter gets the text as typed, numbers,
+booleans, lists and objects are decoded); quote a value with spaces shell-style.
 """
 
 from __future__ import annotations
 
-import json
 import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -17,6 +16,7 @@ from typing import Any
 from tuibot.events import CommandOutput
 from tuibot.toolkit.registry import ToolRegistry
 from tuibot.toolkit.scope import ToolScope, use_scope
+from tuibot.typed_values import typed_value
 
 BUILTIN_HELP = {
     "/new": "start a fresh chat (the current one is kept)",
@@ -40,17 +40,23 @@ class SlashContext:
     new_chat: Callable[[], str]
 
 
-def parse_arguments(tokens: list[str]) -> dict[str, Any]:
-    """``key=value`` tokens into arguments; raises ValueError naming a bad token."""
+def parse_arguments(tokens: list[str], schema: dict[str, Any] | None = None) -> dict[str, Any]:
+    """``key=value`` tokens into arguments typed by the tool's parameter ``schema``.
+
+    Raises ValueError naming the bad token, or the key, its value and the type wanted.
+    A key the schema does not list keeps the old reading (JSON if it parses, else text),
+    so the validator can name it.
+    """
+    properties = (schema or {}).get("properties") or {}
     arguments: dict[str, Any] = {}
     for token in tokens:
         key, sep, raw = token.partition("=")
         if not sep or not key.isidentifier():
             raise ValueError(f"expected key=value, got {token!r}")
         try:
-            arguments[key] = json.loads(raw)
-        except ValueError:
-            arguments[key] = raw
+            arguments[key] = typed_value(raw, properties.get(key) or {})
+        except ValueError as error:
+            raise ValueError(f"{key}: {error}") from None
     return arguments
 
 
@@ -66,12 +72,13 @@ async def run_command(context: SlashContext, chat: str, text: str) -> CommandOut
     if name == "new":
         new = context.new_chat()
         return CommandOutput(chat, "/new", True, f"Started a new chat: {new}", new_chat=new)
-    if context.tools.get(name) is None:
+    spec = context.tools.get(name)
+    if spec is None:
         return CommandOutput(
             chat, f"/{name}", False, f"Unknown command /{name}. Type /help for the list."
         )
     try:
-        arguments = parse_arguments(tokens)
+        arguments = parse_arguments(tokens, spec.parameters)
     except ValueError as error:
         return CommandOutput(chat, f"/{name}", False, f"/{name}: {error}.")
     with use_scope(context.scope):

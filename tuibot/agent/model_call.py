@@ -21,7 +21,7 @@ from tuibot.llm.errors import ModelError
 from tuibot.llm.parts import FinishPart, ReasoningPart, TextPart, ToolCallPart, UsagePart
 from tuibot.llm.pricing import cost_micros
 from tuibot.llm.prompt_tools import refuses_tools, tools_in_prompt
-from tuibot.llm.text_tools import extract_text_tool_calls
+from tuibot.llm.text_tools import TextCallStream, offered_tools
 from tuibot.secrets import redact
 
 if TYPE_CHECKING:
@@ -85,6 +85,9 @@ async def _stream_round(turn: Turn, prompted: bool) -> RoundResult:
     messages, tools = _request(turn, prompted)
     params = dict(turn.params)
     result, calls = RoundResult(), CallAccumulator()
+    reads_text = turn.route.provider.text_tool_calls or prompted
+    offered = offered_tools(turn.tools.definitions(turn.allowed_tools)) if reads_text else {}
+    texts = TextCallStream(offered) if reads_text else None
     started = time.monotonic()
     first_token: float | None = None
     try:
@@ -92,7 +95,7 @@ async def _stream_round(turn: Turn, prompted: bool) -> RoundResult:
             if isinstance(part, TextPart):
                 first_token = first_token or time.monotonic()
                 turn.partial += part.text
-                turn.emit(TextDelta(turn.chat, turn.turn_id, part.text))
+                _show(turn, texts.feed(part.text) if texts else part.text)
             elif isinstance(part, ReasoningPart):
                 first_token = first_token or time.monotonic()
                 turn.partial_reasoning += part.text
@@ -108,13 +111,19 @@ async def _stream_round(turn: Turn, prompted: bool) -> RoundResult:
         result.error = error
     result.text, result.reasoning = turn.partial, turn.partial_reasoning
     result.calls = calls.finish(taken=_call_ids(turn.history))
-    reads_text = turn.route.provider.text_tool_calls or prompted
-    if not result.calls and result.finish and reads_text:
-        result.text, found = extract_text_tool_calls(result.text, turn.tools.names())
-        for call in found:
-            result.calls.append(PendingCall(new_call_id(), call.name, call.arguments))
+    if texts is not None:
+        _show(turn, texts.finish())
+        if not result.calls and result.finish:
+            result.text = texts.prose
+            result.calls = [PendingCall(new_call_id(), c.name, c.arguments) for c in texts.calls]
     _trace_model_call(turn, result, started, first_token)
     return result
+
+
+def _show(turn: Turn, text: str) -> None:
+    """Emit answer text, unless there is none to show yet (held back as a possible call)."""
+    if text:
+        turn.emit(TextDelta(turn.chat, turn.turn_id, text))
 
 
 def _call_ids(history: list[dict[str, Any]]) -> set[str]:
