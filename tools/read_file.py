@@ -3,6 +3,8 @@
 Models cite and edit by line number, so each line carries its number. A page stops at
 ``limit`` lines or 50 KB of output, whichever comes first, and always ends by saying how
 to get the next page, so a large file never floods the context and is never silently cut.
+The file is opened from the workspace's descriptor without following any symlink, and
+only when it is a regular file: a pipe or device swapped in mid-call is refused, not read.
 """
 
 from __future__ import annotations
@@ -10,6 +12,8 @@ from __future__ import annotations
 from typing import Annotated, BinaryIO
 
 from tuibot import Param, resolve_in_workspace, tool
+from tuibot.toolkit.beneath import NotRegularFile, SymlinkInPath, open_file
+from tuibot.toolkit.workspace import current_workspace
 
 PAGE_BYTES = 50 * 1024
 """Upper bound on one page of output."""
@@ -17,7 +21,7 @@ BINARY_PROBE = 8192
 """How much of the file is checked for NUL bytes."""
 
 
-@tool
+@tool(timeout=30)
 def read_file(
     path: str,
     offset: Annotated[int, Param(ge=0)] = 0,
@@ -35,12 +39,8 @@ def read_file(
         target = resolve_in_workspace(path)
     except (PermissionError, ValueError) as exc:
         return f"Error: {exc}"
-    if target.is_dir():
-        return f"Error: '{path}' is a directory; use list_dir to see what it contains"
-    if target.exists() and not target.is_file():
-        return f"Error: '{path}' is not a regular file (a pipe, socket or device)"
     try:
-        with target.open("rb") as handle:
+        with open_file(current_workspace(), target) as handle:
             if b"\0" in handle.read(BINARY_PROBE):
                 return (
                     f"Error: '{path}' looks like a binary file (NUL bytes in its first 8 KB); "
@@ -48,6 +48,12 @@ def read_file(
                 )
             handle.seek(0)
             return _page(handle, offset, limit)
+    except IsADirectoryError:
+        return f"Error: '{path}' is a directory; use list_dir to see what it contains"
+    except NotRegularFile:
+        return f"Error: '{path}' is not a regular file (a pipe, socket or device)"
+    except SymlinkInPath as exc:
+        return f"Error: cannot read {path}: {exc}"
     except FileNotFoundError:
         return f"Error: file not found: {path}"
     except PermissionError:
