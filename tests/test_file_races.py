@@ -119,3 +119,33 @@ async def test_a_file_swapped_for_a_fifo_is_refused_never_opened(
     assert swaps[0] > 0
     for out in outputs:
         assert "hello" in out or "not a regular file" in out or "No matches" in out, out
+
+
+@pytest.mark.parametrize(
+    ("tool", "args"),
+    [
+        ("read_file", {"path": "d/notes.txt"}),
+        ("edit_file", {"path": "d/notes.txt", "old_text": "notes", "new_text": "NOTES"}),
+        ("list_dir", {"path": "d"}),
+        ("grep", {"pattern": "notes|SECRET", "path": "d"}),
+        ("find_files", {"pattern": "**/*", "path": "d"}),
+    ],
+)
+async def test_a_folder_swapped_for_a_symlink_never_shows_or_changes_what_is_outside(
+    tools: ToolRegistry, workspace: Path, tool: str, args: dict[str, str]
+) -> None:
+    outside = workspace.parent / "outside"
+    (outside / "notes.txt").write_text("SECRET notes\n")
+    (outside / "secret-name.txt").write_text("")
+    (workspace / "d").mkdir()
+    (workspace / "d" / "notes.txt").write_text("my notes\n")
+    (workspace / "flip").symlink_to(outside)
+    outputs = []
+    with racing(workspace / "d", workspace / "flip") as swaps:
+        for _ in range(300):
+            outputs.append((await tools.execute(tool, args)).output)
+    assert swaps[0] > 0
+    leaked = [out for out in outputs if "SECRET" in out or "secret-name" in out]
+    assert leaked == [], f"{len(leaked)} of 300 calls showed the outside folder: {leaked[0]}"
+    assert (outside / "notes.txt").read_text() == "SECRET notes\n"
+    assert residue(workspace.parent) == []

@@ -74,7 +74,7 @@ def _confirm(arguments: dict[str, object]) -> str | None:
     return f"Run this shell command in {current_workspace()}?\n  {command}\n"
 
 
-@tool(confirm=_confirm)
+@tool(confirm=_confirm, timeout=660)
 async def exec(
     command: str,
     timeout: Annotated[int, Param(ge=1, le=600)] = 60,

@@ -17,7 +17,7 @@ MAX_BYTES = 50 * 1024
 """Upper bound on what one call returns."""
 
 
-@tool
+@tool(timeout=30)
 def read_skill(name: str, file: str = "SKILL.md") -> str:
     """Read the instructions of a skill from <available_skills>, or a file in its folder.
 

@@ -154,18 +154,18 @@ def regular_mode(mode: int, name: str) -> int:
         raise IsADirectoryError(errno.EISDIR, f"'{name}' is a directory")
     if stat.S_ISLNK(mode):
         raise SymlinkInPath(_swapped(name))
-    raise NotRegularFile(errno.EINVAL, f"'{name}' is not a regular file ({kind_of(mode)})")
+    raise NotRegularFile(errno.EINVAL, f"'{name}' is not a regular file (a {kind_of(mode)})")
 
 
 def kind_of(mode: int) -> str:
-    """A word for what a non-regular file is: pipe, socket or device."""
+    """A word for what a file that is not a regular one is: pipe, socket or device."""
     if stat.S_ISFIFO(mode):
-        return "a pipe"
+        return "pipe"
     if stat.S_ISSOCK(mode):
-        return "a socket"
+        return "socket"
     if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device"
-    return "not a file"
+        return "device"
+    return "special file"
 
 
 def _is_file(parent: int, name: str) -> bool:
