@@ -90,16 +90,15 @@ async def test_a_folder_swapped_for_a_symlink_never_lets_a_write_out(
     results = []
     with racing(workspace / "d", workspace / "flip") as swaps:
         for i in range(1000):
-            results.append(
-                await tools.execute("write_file", {"path": f"d/f{i}.txt", "content": "x"})
-            )
+            path = f"d/f{i}.txt" if i % 2 else f"d/new{i % 10}/f{i}.txt"  # folders made too
+            results.append(await tools.execute("write_file", {"path": path, "content": "x"}))
     escaped = sorted(p.name for p in outside.iterdir())
     assert swaps[0] > 0
     temps = [name for name in escaped if name.endswith(".tuibot-tmp")]
     assert escaped == [], f"{len(escaped) - len(temps)} files and {len(temps)} temp files outside"
     assert residue(workspace.parent) == []
     written = [r for r in results if r.ok]
-    inside = list((workspace / "d").iterdir()) + list((workspace / "flip").iterdir())
+    inside = [p for p in workspace.rglob("f*.txt") if p.is_file()]
     assert len(inside) == len(written) > 0  # every write that said so landed, inside
     refused = [r.output for r in results if not r.ok]
     assert all("symlink" in out for out in refused), [o for o in refused if "symlink" not in o][:2]

@@ -132,6 +132,18 @@ async def test_write_errors_for_folders_and_files_in_the_way(
     assert (workspace / "file.txt").read_text() == "keep"
 
 
+async def test_write_and_edit_refuse_a_pipe_and_leave_nothing_behind(
+    tools: ToolRegistry, workspace: Path
+) -> None:
+    os.mkfifo(workspace / "pipe")
+    written = await call(tools, "write_file", path="pipe", content="x")
+    assert written.startswith("Error: 'pipe' is not a regular file (a pipe, socket or device)")
+    edited = await call(tools, "edit_file", path="pipe", old_text="a", new_text="b")
+    assert edited.startswith("Error: 'pipe' is not a regular file")
+    assert stat.S_ISFIFO(os.lstat(workspace / "pipe").st_mode)
+    assert os.listdir(workspace) == ["pipe"]
+
+
 async def test_write_refuses_lone_surrogates(tools: ToolRegistry, workspace: Path) -> None:
     out = await call(tools, "write_file", path="s.txt", content="bad \ud800")
     assert out.startswith("Error: content holds characters that are not valid Unicode")
