@@ -127,6 +127,9 @@ async def test_write_errors_for_folders_and_files_in_the_way(
     assert (await call(tools, "write_file", path="dir", content="x")).startswith(
         "Error: 'dir' is a directory"
     )
+    assert (await call(tools, "write_file", path=".", content="x")).startswith(
+        "Error: '.' is a directory"
+    )
     blocked = await call(tools, "write_file", path="file.txt/inner.txt", content="x")
     assert blocked.startswith("Error: cannot create 'file.txt/inner.txt'")
     assert (workspace / "file.txt").read_text() == "keep"

@@ -50,6 +50,8 @@ class NotRegularFile(OSError):
 
 def parts_below(root: Path, target: Path) -> tuple[str, ...]:
     """``target``'s components below ``root`` (both real paths); ``()`` for ``root``."""
+    if not target.is_relative_to(root):
+        raise PermissionError(f"path {target} is not below {root}")
     parts = target.relative_to(root).parts
     if any(part in ("", ".", "..") for part in parts):
         raise PermissionError(f"path {target} is not a plain path below {root}")

@@ -13,6 +13,7 @@ what the bundled tools share lives here.
 
 from __future__ import annotations
 
+import errno
 import os
 import secrets
 from collections.abc import Callable
@@ -119,6 +120,8 @@ def atomic_write(
     if beneath is None:
         target.parent.mkdir(parents=True, exist_ok=True)
         parent = os.open(target.parent, os.O_RDONLY | os.O_DIRECTORY)
+    elif target == beneath:
+        raise IsADirectoryError(errno.EISDIR, f"{target} is the workspace folder itself")
     else:
         parent = beneath_fs.open_folder(
             beneath, beneath_fs.parts_below(beneath, target.parent), create=True
