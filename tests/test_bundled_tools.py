@@ -1,13 +1,18 @@
 """The bundled file tools, loaded as plugins, and the workspace guard they stand on.
 
 Everything runs against real files and real symlinks under ``tmp_path``; the tools are
-loaded from the repository's ``tools/`` folder the way the engine loads them.
+loaded from the repository's ``tools/`` folder the way the engine loads them. Pipes,
+sockets and devices where a file is expected are refused, never opened, and every bundled
+tool has a timeout.
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
+import socket
+import stat
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -22,6 +27,7 @@ from tuibot.toolkit import (
     resolve_in_workspace,
     use_workspace,
 )
+from tuibot.toolkit.decorator import make_spec
 
 # --- the guard ----------------------------------------------------------------------------
 
@@ -293,3 +299,88 @@ async def test_workspace_reaches_tools_running_in_threads(
 
     assert await asyncio.gather(read_in(one), read_in(two)) == ["     1\tone", "     1\ttwo"]
     assert os.fspath(current_workspace()) == os.path.realpath(Path.cwd())
+
+
+# --- pipes, sockets and devices -------------------------------------------------------------
+
+
+@pytest.fixture
+def specials(workspace: Path) -> Iterator[dict[str, str]]:
+    """Name -> kind of a FIFO, a listening unix socket and (where allowed) a /dev/zero copy."""
+    os.mkfifo(workspace / "pipe")
+    made = {"pipe": "pipe", "sock": "socket"}
+    with socket.socket(socket.AF_UNIX) as sock:
+        sock.bind(str(workspace / "sock"))
+        sock.listen()
+        try:
+            os.mknod(workspace / "zero", stat.S_IFCHR | 0o600, os.makedev(1, 5))
+            made["zero"] = "device"
+        except PermissionError:  # not root, or a nodev mount
+            pass
+        yield made
+
+
+async def test_read_file_refuses_pipes_sockets_and_devices(
+    tools: ToolRegistry, workspace: Path, specials: dict[str, str]
+) -> None:
+    for name in specials:
+        out = await read(tools, path=name)
+        assert out.startswith(f"Error: '{name}' is not a regular file"), out
+
+
+async def test_a_symlink_to_a_device_is_refused_not_read(
+    tools: ToolRegistry, workspace: Path
+) -> None:
+    (workspace / "zeros").symlink_to("/dev/zero")
+    assert (await read(tools, path="zeros")).startswith("Error: path 'zeros' is outside")
+    with use_workspace("/"):  # a workspace that holds /dev itself
+        out = await read(tools, path="/dev/zero")
+    assert out.startswith("Error: '/dev/zero' is not a regular file"), out
+
+
+async def test_list_dir_names_pipes_sockets_and_devices_without_opening_them(
+    tools: ToolRegistry, workspace: Path, specials: dict[str, str]
+) -> None:
+    (workspace / "a.txt").write_text("hi")
+    lines = (await tools.execute("list_dir", {})).output.splitlines()
+    assert lines == ["a.txt (2 B)", *(f"{name} ({kind})" for name, kind in specials.items())]
+
+
+async def test_disk_usage_of_a_pipe_or_socket_reads_the_filesystem_only(
+    tools: ToolRegistry, workspace: Path, specials: dict[str, str]
+) -> None:
+    for name in specials:
+        out = (await tools.execute("disk_usage", {"path": str(workspace / name)})).output
+        assert out.startswith(f"{workspace / name} (filesystem mounted at "), out
+        assert "free" in out
+
+
+# --- timeouts -------------------------------------------------------------------------------
+
+
+def test_every_bundled_tool_has_a_finite_timeout() -> None:
+    specs, errors = load_tool_folder(bundled_dir("tools"), "bundled")
+    assert errors == [] and len(specs) >= 15
+    missing = sorted(spec.name for spec in specs if spec.timeout is None)
+    assert missing == [], f"bundled tools without a timeout: {missing}"
+    assert all(0 < spec.timeout <= 900 for spec in specs if spec.timeout is not None)
+
+
+async def test_a_stuck_sync_tool_is_abandoned_at_its_timeout(workspace: Path) -> None:
+    release = threading.Event()
+    finished = threading.Event()
+
+    def stuck() -> str:
+        """Block until released, like a read from a pipe nobody writes to."""
+        release.wait()
+        finished.set()
+        return "late"
+
+    registry = ToolRegistry()
+    registry.register(make_spec(stuck, timeout=0.2))
+    result = await registry.execute("stuck", {})
+    assert result.ok is False
+    assert result.output.startswith("Error: tool 'stuck' timed out after 0.2 s")
+    assert not finished.is_set()  # answered while the thread was still blocked: abandoned
+    release.set()
+    assert finished.wait(30)

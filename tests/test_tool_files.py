@@ -127,9 +127,24 @@ async def test_write_errors_for_folders_and_files_in_the_way(
     assert (await call(tools, "write_file", path="dir", content="x")).startswith(
         "Error: 'dir' is a directory"
     )
+    assert (await call(tools, "write_file", path=".", content="x")).startswith(
+        "Error: '.' is a directory"
+    )
     blocked = await call(tools, "write_file", path="file.txt/inner.txt", content="x")
     assert blocked.startswith("Error: cannot create 'file.txt/inner.txt'")
     assert (workspace / "file.txt").read_text() == "keep"
+
+
+async def test_write_and_edit_refuse_a_pipe_and_leave_nothing_behind(
+    tools: ToolRegistry, workspace: Path
+) -> None:
+    os.mkfifo(workspace / "pipe")
+    written = await call(tools, "write_file", path="pipe", content="x")
+    assert written.startswith("Error: 'pipe' is not a regular file (a pipe, socket or device)")
+    edited = await call(tools, "edit_file", path="pipe", old_text="a", new_text="b")
+    assert edited.startswith("Error: 'pipe' is not a regular file")
+    assert stat.S_ISFIFO(os.lstat(workspace / "pipe").st_mode)
+    assert os.listdir(workspace) == ["pipe"]
 
 
 async def test_write_refuses_lone_surrogates(tools: ToolRegistry, workspace: Path) -> None:

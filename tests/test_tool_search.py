@@ -2,12 +2,15 @@
 
 Real trees under ``tmp_path`` with real symlinks. Besides what each tool finds, every
 way out of the workspace is tried: ``..``, absolute paths, ``~``, NUL bytes, symlinked
-folders and files that lead outside, a symlink loop and a dangling link.
+folders and files that lead outside, a symlink loop and a dangling link. A FIFO, a unix
+socket and a device in the searched tree must be left out, never opened.
 """
 
 from __future__ import annotations
 
 import os
+import socket
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -309,3 +312,62 @@ async def test_grep_through_a_link_to_a_file_outside_is_refused(
     out = await call(tools, "grep", pattern="TODO", path="leak.py")
     assert out.startswith("Error: path 'leak.py' is outside the workspace")
     assert os.path.islink(workspace / "leak.py")
+
+
+# --- pipes, sockets and devices -------------------------------------------------------------
+
+
+@pytest.fixture
+def specials(workspace: Path) -> Iterator[list[str]]:
+    """A FIFO, a listening unix socket and (where mknod is allowed) a copy of /dev/zero.
+
+    All named ``*.txt`` inside ``src/pkg``, beside a real text file: a search that opens
+    the FIFO blocks forever, one that opens the device reads zeros.
+    """
+    folder = workspace / "src" / "pkg"
+    os.mkfifo(folder / "pipe.txt")
+    made = ["src/pkg/pipe.txt", "src/pkg/sock.txt"]
+    with socket.socket(socket.AF_UNIX) as sock:
+        sock.bind(str(folder / "sock.txt"))
+        sock.listen()
+        try:
+            os.mknod(folder / "zero.txt", stat.S_IFCHR | 0o600, os.makedev(1, 5))
+            made.append("src/pkg/zero.txt")
+        except PermissionError:  # not root, or a nodev mount: the pipe and socket remain
+            pass
+        yield made
+
+
+async def test_grep_never_opens_pipes_sockets_or_devices(
+    tools: ToolRegistry, workspace: Path, specials: list[str]
+) -> None:
+    out = await call(tools, "grep", pattern="TODO|plain")
+    assert out.splitlines() == [
+        "README.md:2:TODO: write docs",
+        "src/pkg/data.txt:1:plain",
+        "src/pkg/util.py:2:# TODO tidy",
+        f"[skipped files: {len(specials)} not regular (pipe, socket or device)]",
+    ]
+
+
+@pytest.mark.parametrize("name", ["pipe.txt", "sock.txt", "zero.txt"])
+async def test_grep_on_one_pipe_socket_or_device_refuses_to_read_it(
+    tools: ToolRegistry, workspace: Path, specials: list[str], name: str
+) -> None:
+    if f"src/pkg/{name}" not in specials:
+        pytest.skip("mknod is not allowed here")
+    out = await call(tools, "grep", pattern=".", path=f"src/pkg/{name}")
+    assert out.splitlines() == [
+        f"No matches for '.' in src/pkg/{name}",
+        "[skipped files: 1 not regular (pipe, socket or device)]",
+    ]
+
+
+async def test_find_files_leaves_out_pipes_sockets_and_devices(
+    tools: ToolRegistry, workspace: Path, specials: list[str]
+) -> None:
+    out = await call(tools, "find_files", pattern="**/*.txt")
+    assert out.splitlines() == [
+        "src/pkg/data.txt",
+        f"[left out {len(specials)} pipe(s), socket(s) or device(s)]",
+    ]

@@ -15,7 +15,7 @@ OUTPUT_LIMIT = 20 * 1024
 """Upper bound on the report (many mounts)."""
 
 
-@tool
+@tool(timeout=30)
 def disk_usage(path: str = "/", all: bool = False) -> str:
     """Show total, used and free space of the filesystem holding a path, or of every disk.
 

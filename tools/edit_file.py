@@ -4,21 +4,25 @@ Exact replacement (no fuzzy matching) keeps an edit predictable: the text must o
 exactly once, or ``replace_all`` must say that every occurrence is meant. When it does not
 match, the error says so and how to fix the call, instead of guessing. Line endings are
 kept: a ``\\n`` in the text also matches a ``\\r\\n`` file. The write is atomic, and files
-in tuibot's own folders need a human's yes, as with ``write_file``.
+in tuibot's own folders need a human's yes, as with ``write_file``. Both the read and the
+write go from the workspace's descriptor with no symlink followed (see ``beneath``).
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from tuibot import resolve_in_workspace, tool
+from tuibot.toolkit.beneath import NotRegularFile, SymlinkInPath, open_file
 from tuibot.toolkit.protect import atomic_write, confirm_protected
+from tuibot.toolkit.workspace import current_workspace
 
 MAX_BYTES = 10 * 1024 * 1024
 """Files larger than this are not edited (they are not hand-written text)."""
 
 
-@tool(confirm=confirm_protected("Edit"))
+@tool(confirm=confirm_protected("Edit"), timeout=30)
 def edit_file(path: str, old_text: str, new_text: str, replace_all: bool = False) -> str:
     """Replace exact text in a workspace file; old_text must match once unless replace_all.
 
@@ -56,9 +60,11 @@ def edit_file(path: str, old_text: str, new_text: str, replace_all: bool = False
     line = text[: text.index(old)].count("\n") + 1
     updated = text.replace(old, new) if replace_all else text.replace(old, new, 1)
     try:
-        atomic_write(target, updated.encode("utf-8"))
+        atomic_write(target, updated.encode("utf-8"), beneath=current_workspace())
     except UnicodeEncodeError:
         return "Error: new_text holds characters that are not valid Unicode (lone surrogates)"
+    except (SymlinkInPath, NotRegularFile, IsADirectoryError) as exc:
+        return f"Error: cannot write {path}: {exc.strerror or exc}"
     except PermissionError:
         return f"Error: permission denied: {path}"
     except OSError as exc:
@@ -74,16 +80,19 @@ class _CannotEdit(Exception):
 
 def _load(target: Path, path: str) -> str:
     """The file's text; ``_CannotEdit`` when it is missing, binary, huge or not UTF-8."""
-    if target.is_dir():
-        raise _CannotEdit(f"'{path}' is a directory, not a file")
-    if not target.exists():
-        raise _CannotEdit(f"file not found: {path}; use write_file to create it")
-    if not target.is_file():
-        raise _CannotEdit(f"'{path}' is not a regular file (a pipe, socket or device)")
     try:
-        if target.stat().st_size > MAX_BYTES:
-            raise _CannotEdit(f"'{path}' is larger than 10 MB; edit_file only edits text files")
-        data = target.read_bytes()
+        with open_file(current_workspace(), target) as handle:
+            if os.fstat(handle.fileno()).st_size > MAX_BYTES:
+                raise _CannotEdit(f"'{path}' is larger than 10 MB; edit_file only edits text files")
+            data = handle.read(MAX_BYTES + 1)
+    except IsADirectoryError:
+        raise _CannotEdit(f"'{path}' is a directory, not a file") from None
+    except FileNotFoundError:
+        raise _CannotEdit(f"file not found: {path}; use write_file to create it") from None
+    except NotRegularFile:
+        raise _CannotEdit(f"'{path}' is not a regular file (a pipe, socket or device)") from None
+    except SymlinkInPath as exc:
+        raise _CannotEdit(f"cannot read {path}: {exc}") from None
     except PermissionError:
         raise _CannotEdit(f"permission denied: {path}") from None
     except OSError as exc:

@@ -76,7 +76,7 @@ def _confirm(arguments: dict[str, object]) -> Permission | None:
     return exec_permission(command, str(current_workspace()))
 
 
-@tool(confirm=_confirm)
+@tool(confirm=_confirm, timeout=660)
 async def exec(
     command: str,
     timeout: Annotated[int, Param(ge=1, le=600)] = 60,

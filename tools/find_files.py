@@ -3,6 +3,7 @@
 The model uses it to learn a project's layout before reading, so it returns paths
 relative to the workspace, sorted, capped in count and size, and it never leaves the
 workspace: symlinked folders are not entered and symlinks leading outside are left out.
+Pipes, sockets and devices are left out too (counted): they are not files to read.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 from typing import Annotated
 
 from tuibot import Param, resolve_in_workspace, tool
+from tuibot.toolkit.beneath import SymlinkInPath
 from tuibot.toolkit.walk import Walk, glob_matcher
 from tuibot.toolkit.workspace import current_workspace
 
@@ -17,7 +19,7 @@ OUTPUT_BYTES = 50 * 1024
 """Upper bound on the listing."""
 
 
-@tool
+@tool(timeout=60)
 def find_files(
     pattern: str = "**/*",
     path: str = ".",
@@ -44,7 +46,12 @@ def find_files(
         return f"Error: '{path}' is a file, not a directory"
     walk = Walk(current_workspace(), base)
     matcher = glob_matcher(pattern.removeprefix("./"))
-    found = [p for p in walk.files() if matcher.match(p.relative_to(base).as_posix())]
+    try:
+        found = [f.path for f in walk.files() if matcher.match(f.path.relative_to(base).as_posix())]
+    except SymlinkInPath as exc:
+        return f"Error: cannot search {path}: {exc}"
+    except OSError as exc:
+        return f"Error: cannot search {path}: {exc.strerror or exc}"
     if not found:
         return _nothing(pattern, path, walk)
     return _listing([walk.relative(p) for p in found], limit, walk)
@@ -97,4 +104,6 @@ def _notes(walk: Walk) -> list[str]:
         notes.append(
             f"[left out {len(walk.skipped_outside)} symlink(s) leading outside the workspace]"
         )
+    if walk.skipped_special:
+        notes.append(f"[left out {len(walk.skipped_special)} pipe(s), socket(s) or device(s)]")
     return notes

@@ -3,18 +3,21 @@
 Output reads like ``grep -n``: ``path:line:text`` for a match and ``path-line-text`` for
 context, groups separated by ``--``. The same walk as ``find_files`` keeps it inside the
 workspace; binary files (a NUL byte in the first 8 KB) and files over 5 MB are skipped
-and counted; bad UTF-8 never stops a search; long lines are cut; the whole answer is
-capped so a common word in a big tree cannot flood the context.
+and counted; pipes, sockets and devices are never opened (a read from one could block
+forever); bad UTF-8 never stops a search; long lines are cut; the whole answer is capped
+so a common word in a big tree cannot flood the context.
 """
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 from typing import Annotated
 
 from tuibot import Param, resolve_in_workspace, tool
-from tuibot.toolkit.walk import Walk, glob_matcher
+from tuibot.toolkit.beneath import NotRegularFile, SymlinkInPath
+from tuibot.toolkit.walk import Found, Walk, glob_matcher
 from tuibot.toolkit.workspace import current_workspace
 
 OUTPUT_BYTES = 50 * 1024
@@ -27,7 +30,7 @@ LINE_CHARS = 300
 """Characters of one line shown; a minified file must not fill the answer."""
 
 
-@tool
+@tool(timeout=60)
 def grep(
     pattern: str,
     path: str = ".",
@@ -63,12 +66,17 @@ def grep(
     walk = Walk(current_workspace(), base)
     matcher = glob_matcher(glob.removeprefix("./")) if glob else None
     search = _Search(regex, context, limit)
-    for file in walk.files():
-        if matcher and not matcher.match(_relative_to_base(file, base)):
-            continue
-        search.file(file, walk.relative(file))
-        if search.full:
-            break
+    try:
+        for found in walk.files():
+            if matcher and not matcher.match(_relative_to_base(found.path, base)):
+                continue
+            search.file(found, walk.relative(found.path))
+            if search.full:
+                break
+    except SymlinkInPath as exc:
+        return f"Error: cannot search {path}: {exc}"
+    except OSError as exc:
+        return f"Error: cannot search {path}: {exc.strerror or exc}"
     return search.report(pattern, path, walk)
 
 
@@ -89,12 +97,13 @@ class _Search:
         self.skipped_binary = 0
         self.skipped_large = 0
         self.unreadable = 0
+        self.special = 0
         self.full = False
         """Set once ``limit`` matches or the byte cap are reached; the search stops."""
 
-    def file(self, file: Path, rel: str) -> None:
+    def file(self, found: Found, rel: str) -> None:
         """Search one file and add its groups of lines."""
-        text = self._read(file)
+        text = self._read(found)
         if text is None:
             return
         lines = text.splitlines()
@@ -115,14 +124,17 @@ class _Search:
                     return
                 self.matches += j in shown
 
-    def _read(self, file: Path) -> str | None:
+    def _read(self, found: Found) -> str | None:
         """The file's text, or None (counted) when it is binary, too big or unreadable."""
         try:
-            if file.stat().st_size > MAX_FILE_BYTES:
-                self.skipped_large += 1
-                return None
-            with file.open("rb") as handle:
+            with found.open() as handle:
+                if os.fstat(handle.fileno()).st_size > MAX_FILE_BYTES:
+                    self.skipped_large += 1
+                    return None
                 data = handle.read(MAX_FILE_BYTES + 1)
+        except NotRegularFile:  # swapped for a pipe or device since the walk listed it
+            self.special += 1
+            return None
         except OSError:
             self.unreadable += 1
             return None
@@ -157,6 +169,9 @@ class _Search:
             skipped.append(f"{self.skipped_large} over {MAX_FILE_BYTES // (1024 * 1024)} MB")
         if self.unreadable:
             skipped.append(f"{self.unreadable} unreadable")
+        special = self.special + len(walk.skipped_special)
+        if special:
+            skipped.append(f"{special} not regular (pipe, socket or device)")
         if skipped:
             notes.append(f"[skipped files: {', '.join(skipped)}]")
         if walk.skipped_outside:

@@ -31,7 +31,7 @@ def _store() -> MemoryStore | None:
 NO_TURN = "Error: memory is only available inside a chat turn"
 
 
-@tool
+@tool(timeout=30)
 def memory_read() -> str:
     """Read everything you saved in your memory (it is also in your system prompt)."""
     from tuibot.memory import MemoryStoreError
@@ -46,7 +46,7 @@ def memory_read() -> str:
     return text[:OUTPUT_LIMIT] if text.strip() else "(memory is empty)"
 
 
-@tool
+@tool(timeout=30)
 def memory_save(note: str) -> str:
     """Save a note to your memory for later chats: facts about the user, decisions, to-dos.
 
@@ -65,7 +65,7 @@ def memory_save(note: str) -> str:
     return f"Saved to memory under {heading}."
 
 
-@tool
+@tool(timeout=30)
 def memory_search(query: str) -> str:
     """Find the memory entries that contain every word of a query.
 

@@ -21,7 +21,7 @@ COMMAND_WIDTH = 80
 """Characters of each command line shown."""
 
 
-@tool
+@tool(timeout=30)
 def processes(
     sort_by: Literal["cpu", "memory", "pid", "name"] = "cpu",
     limit: Annotated[int, Param(ge=1, le=200)] = 20,

@@ -4,7 +4,9 @@ Models cite and edit by line number, so each line carries its number. A page sto
 ``limit`` lines or 50 KB of output, whichever comes first, and always ends by saying how
 to get the next page, so a large file never floods the context and is never silently cut.
 A file whose name looks like it holds secrets (``.env``, ``*.pem``, ``id_rsa``…) is read
-only after a person allows it.
+only after a person allows it. The file is opened from the workspace's descriptor without following
+any symlink, and only when it is a regular file: a pipe or device swapped in mid-call is
+refused, not read.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from typing import Annotated, Any, BinaryIO
 from tuibot import Param, resolve_in_workspace, tool
 from tuibot.permissions import Permission
 from tuibot.toolkit.permits import secret_read_permission
+from tuibot.toolkit.beneath import NotRegularFile, SymlinkInPath, open_file
+from tuibot.toolkit.workspace import current_workspace
 
 PAGE_BYTES = 50 * 1024
 """Upper bound on one page of output."""
@@ -26,7 +30,7 @@ def _confirm(arguments: dict[str, Any]) -> Permission | None:
     return secret_read_permission("Read", arguments.get("path"))
 
 
-@tool(confirm=_confirm)
+@tool(confirm=_confirm, timeout=30)
 def read_file(
     path: str,
     offset: Annotated[int, Param(ge=0)] = 0,
@@ -44,12 +48,8 @@ def read_file(
         target = resolve_in_workspace(path)
     except (PermissionError, ValueError) as exc:
         return f"Error: {exc}"
-    if target.is_dir():
-        return f"Error: '{path}' is a directory; use list_dir to see what it contains"
-    if target.exists() and not target.is_file():
-        return f"Error: '{path}' is not a regular file (a pipe, socket or device)"
     try:
-        with target.open("rb") as handle:
+        with open_file(current_workspace(), target) as handle:
             if b"\0" in handle.read(BINARY_PROBE):
                 return (
                     f"Error: '{path}' looks like a binary file (NUL bytes in its first 8 KB); "
@@ -57,6 +57,12 @@ def read_file(
                 )
             handle.seek(0)
             return _page(handle, offset, limit)
+    except IsADirectoryError:
+        return f"Error: '{path}' is a directory; use list_dir to see what it contains"
+    except NotRegularFile:
+        return f"Error: '{path}' is not a regular file (a pipe, socket or device)"
+    except SymlinkInPath as exc:
+        return f"Error: cannot read {path}: {exc}"
     except FileNotFoundError:
         return f"Error: file not found: {path}"
     except PermissionError:

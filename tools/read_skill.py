@@ -20,7 +20,7 @@ DESCRIPTION_CHARS = 200
 """How much of each description the list of every skill shows."""
 
 
-@tool
+@tool(timeout=30)
 def read_skill(name: str, file: str = "SKILL.md") -> str:
     """Read the instructions of a skill from <available_skills>, or a file in its folder.
 

@@ -20,7 +20,7 @@ OUTPUT_LIMIT = 20 * 1024
 """Upper bound on the report."""
 
 
-@tool
+@tool(timeout=30)
 def system_info() -> str:
     """Report this machine's OS, CPU load, memory, swap, uptime, temperatures and battery."""
     import psutil

@@ -13,6 +13,7 @@ what the bundled tools share lives here.
 
 from __future__ import annotations
 
+import errno
 import os
 import secrets
 from collections.abc import Callable
@@ -21,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tuibot.paths import bundled_dir, config_home, data_home, log_home
+from tuibot.toolkit import beneath as beneath_fs
 from tuibot.toolkit.workspace import resolve_in_workspace
 
 if TYPE_CHECKING:
@@ -124,15 +126,40 @@ def _folders_up_to_root(target: Path) -> list[Path]:
     return folders
 
 
-def atomic_write(target: Path, data: bytes, *, new_mode: int = 0o666) -> bool:
+def atomic_write(
+    target: Path, data: bytes, *, new_mode: int = 0o666, beneath: Path | None = None
+) -> bool:
     """Write ``data`` to ``target`` through a temporary file and ``os.replace``.
 
-    ``target`` must come from ``resolve_in_workspace``; missing parent folders are created
-    (they lie inside the workspace, as ``target`` does). An existing file keeps its
-    permission bits; a new one gets ``new_mode`` (less the umask). Returns whether the file
-    existed before. A reader never sees a half
-    written file, and a failure leaves the old file as it was.
+    With ``beneath`` (the workspace, for the file tools: ``target`` came from
+    ``resolve_in_workspace``), the folder is reached from ``beneath``'s descriptor with
+    no-follow on every step and missing folders are made the same way, so a folder
+    swapped for a symlink mid-call cannot send the write outside (``SymlinkInPath``).
+    Without it (tuibot's own data files), missing folders are made by path. Either way the
+    temporary file lives in the final folder, is renamed through that folder's descriptor
+    and is removed on failure. An existing file keeps its permission bits; a new one gets
+    ``new_mode`` (less the umask). Returns whether the file existed. A reader never sees
+    a half-written file, and a failure leaves the old file as it was.
     """
+    if not beneath_fs.SUPPORTED:
+        return _write_by_path(target, data, new_mode)
+    if beneath is None:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        parent = os.open(target.parent, os.O_RDONLY | os.O_DIRECTORY)
+    elif target == beneath:
+        raise IsADirectoryError(errno.EISDIR, f"{target} is the workspace folder itself")
+    else:
+        parent = beneath_fs.open_folder(
+            beneath, beneath_fs.parts_below(beneath, target.parent), create=True
+        )
+    try:
+        return beneath_fs.write_into(parent, target.name, data, new_mode)
+    finally:
+        os.close(parent)
+
+
+def _write_by_path(target: Path, data: bytes, new_mode: int) -> bool:
+    """``atomic_write`` where folder descriptors are missing (Windows): by name, not race-free."""
     existed = target.exists()
     mode = target.stat().st_mode & 0o7777 if existed else new_mode
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -144,7 +171,7 @@ def atomic_write(target: Path, data: bytes, *, new_mode: int = 0o666) -> bool:
             handle.flush()
             os.fsync(handle.fileno())
         if existed:
-            os.chmod(temp, mode)  # the umask may have trimmed the old file's bits
+            os.chmod(temp, mode)
         os.replace(temp, target)
     except BaseException:
         temp.unlink(missing_ok=True)

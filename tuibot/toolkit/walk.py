@@ -6,16 +6,26 @@ usual tool caches and version-control folders, and stops after a fixed number of
 so a search of a huge tree ends in bounded time. Glob patterns are matched by our own
 translation (``**`` spans folders, ``*`` and ``?`` stay within one name), the same on
 every Python version we support.
+
+The walk goes by folder descriptors (``beneath``): each folder is opened from its parent
+with no-follow, so a folder swapped for a symlink mid-walk is skipped, not entered, and
+each file is opened from its folder's descriptor, only if it is a regular file. Pipes,
+sockets and devices are never opened (a read from one can block forever); they are left
+out and counted.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
+from typing import BinaryIO
+
+from tuibot.toolkit import beneath
 
 SKIPPED_DIRS = frozenset(
     {
@@ -37,6 +47,26 @@ MAX_SCANNED = 200_000
 """Entries looked at before a walk gives up."""
 
 
+@dataclass(frozen=True)
+class Found:
+    """A file the walk found; ``open`` it before the walk moves on (the folder fd closes)."""
+
+    path: Path
+    """Where it was found (a symlink's own path for a link), below the walk's base."""
+    root: Path
+    """The workspace, for opening a symlink's target from its descriptor."""
+    folder: int
+    """Descriptor of the folder holding it, valid until the walk yields the next file."""
+    target: Path | None = None
+    """For a symlink: its real target inside the workspace, opened instead."""
+
+    def open(self) -> BinaryIO:
+        """The file for reading; ``beneath.NotRegularFile`` if it is not a regular one now."""
+        if self.target is not None:
+            return beneath.open_file(self.root, self.target)
+        return os.fdopen(beneath.open_regular(self.folder, self.path.name), "rb")
+
+
 @dataclass
 class Walk:
     """A walk of the files under ``base`` inside ``root``; counts what it skipped."""
@@ -51,41 +81,104 @@ class Walk:
     """Whether the walk gave up at ``MAX_SCANNED``."""
     skipped_outside: list[str] = field(default_factory=list)
     """Symlinks left out because they lead outside the workspace."""
+    skipped_special: list[str] = field(default_factory=list)
+    """Pipes, sockets and devices left out: never opened."""
 
-    def files(self) -> Iterator[Path]:
-        """Every file below ``base`` (sorted per folder), as the path to open."""
-        if self.base.is_file():
-            yield self.base
+    def files(self) -> Iterator[Found]:
+        """Every file below ``base`` (sorted per folder, files before subfolders).
+
+        Raises what opening ``base`` raises (``FileNotFoundError``, ``SymlinkInPath``…);
+        a subfolder that cannot be opened is skipped, as ``os.walk`` does.
+        """
+        try:
+            fd = beneath.open_dir(self.root, self.base)
+        except NotADirectoryError:
+            yield from self._single()
             return
-        for folder, dirs, names in os.walk(self.base, followlinks=False, onerror=None):
-            dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS and not self._link(folder, d))
-            for name in sorted(names):
-                self.scanned += 1
-                if self.scanned > MAX_SCANNED:
-                    self.stopped = True
-                    return
-                path = Path(folder, name)
-                if self._inside(path):
-                    yield path
-            self.scanned += len(dirs)
+        yield from self._folder(fd, self.base)
 
     def relative(self, path: Path) -> str:
         """``path`` as the model should write it: relative to the workspace, with ``/``."""
         return path.relative_to(self.root).as_posix()
 
-    def _link(self, folder: str, name: str) -> bool:
-        """Symlinked folders are never entered: they may loop or lead out."""
-        return os.path.islink(os.path.join(folder, name))
+    def _single(self) -> Iterator[Found]:
+        """``base`` is a file: the walk is that file alone (if it is a regular one)."""
+        parent = beneath.open_dir(self.root, self.base.parent)
+        try:
+            yield Found(self.base, self.root, parent)
+        finally:
+            os.close(parent)
 
-    def _inside(self, path: Path) -> bool:
-        """A regular file, or a symlink whose target is a file inside the workspace."""
-        if not path.is_symlink():
-            return True
+    def _folder(self, fd: int, path: Path) -> Iterator[Found]:
+        """The files of the open folder ``fd`` (closed here), then its subfolders'."""
+        try:
+            with os.scandir(fd) as listing:
+                entries = sorted(listing, key=lambda e: e.name)
+            folders = [e.name for e in entries if self._is_folder(e)]
+            for entry in entries:
+                if _is_dir(entry, follow=False):
+                    continue
+                self.scanned += 1
+                if self.scanned > MAX_SCANNED:
+                    self.stopped = True
+                    return
+                found = self._file(entry, fd, path / entry.name)
+                if found is not None:
+                    yield found
+            self.scanned += len(folders)
+            for name in folders:
+                if self.stopped:
+                    return
+                yield from self._subfolder(fd, name, path / name)
+        finally:
+            os.close(fd)
+
+    def _subfolder(self, parent: int, name: str, path: Path) -> Iterator[Found]:
+        try:
+            fd = os.open(name, beneath.DIR_FLAGS, dir_fd=parent)
+        except OSError:  # gone, unreadable, or swapped for a symlink: not entered
+            return
+        yield from self._folder(fd, path)
+
+    def _is_folder(self, entry: os.DirEntry[str]) -> bool:
+        """A real folder to descend into: not a symlink, not a skipped name."""
+        return _is_dir(entry, follow=False) and entry.name not in SKIPPED_DIRS
+
+    def _file(self, entry: os.DirEntry[str], fd: int, path: Path) -> Found | None:
+        """The entry as a file to search, or None when it is not one (specials counted)."""
+        try:
+            if entry.is_symlink():
+                return None if _is_dir(entry, follow=True) else self._link(path, fd)
+            if entry.is_file(follow_symlinks=False):
+                return Found(path, self.root, fd)
+        except OSError:
+            return None
+        self.skipped_special.append(self.relative(path))
+        return None
+
+    def _link(self, path: Path, fd: int) -> Found | None:
+        """A symlink whose target is a regular file inside the workspace, else None."""
         real = Path(os.path.realpath(path))
         if not real.is_relative_to(self.root):
             self.skipped_outside.append(self.relative(path))
-            return False
-        return real.is_file()
+            return None
+        try:
+            mode = beneath.stat_below(self.root, real).st_mode
+        except OSError:
+            return None  # broken, or changed meanwhile
+        if stat.S_ISREG(mode):
+            return Found(path, self.root, fd, real)
+        if not stat.S_ISDIR(mode):
+            self.skipped_special.append(self.relative(path))
+        return None
+
+
+def _is_dir(entry: os.DirEntry[str], *, follow: bool) -> bool:
+    """Whether the entry is a folder (through a symlink when ``follow``); False on error."""
+    try:
+        return entry.is_dir(follow_symlinks=follow)
+    except OSError:
+        return False
 
 
 def glob_matcher(pattern: str) -> re.Pattern[str]:

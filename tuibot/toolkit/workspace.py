@@ -5,6 +5,12 @@ runs many chats at once, each possibly with its own folder; the engine sets it a
 turn with ``use_workspace`` and ``asyncio.to_thread`` carries it into sync tools. Paths
 are resolved the way the OS will resolve them (``~``, ``..``, symlinks) *before* the
 check, so a symlink or a dotted path cannot walk out.
+
+Resolving by name is only the check: another process may swap a folder for a symlink
+right after it. So the tools never open the resolved path by name; they open it with
+``tuibot.toolkit.beneath``, from the workspace's descriptor with no-follow on every
+component, which refuses whatever was swapped in. In-workspace symlinks keep working
+because the path handed over is already the real one.
 """
 
 from __future__ import annotations
@@ -39,9 +45,11 @@ def resolve_in_workspace(raw: str, *, must_exist: bool = False) -> Path:
     """The real absolute path for ``raw``, refused when it lies outside the workspace.
 
     Relative paths count from the workspace; ``~`` is expanded; symlinks are followed
-    (a dangling one by its target). Raises ``ValueError`` for an empty path or a NUL
-    byte, ``PermissionError`` for anything outside, and ``FileNotFoundError`` when
-    ``must_exist`` and nothing is there. Messages name the path and the reason.
+    (a dangling one by its target). Open the result with ``tuibot.toolkit.beneath``
+    (never by name), so a swap after this check cannot lead outside. Raises
+    ``ValueError`` for an empty path or a NUL byte, ``PermissionError`` for anything
+    outside, and ``FileNotFoundError`` when ``must_exist`` and nothing is there.
+    Messages name the path and the reason.
     """
     if not isinstance(raw, str | os.PathLike):
         raise ValueError(f"path must be a string, got {type(raw).__name__}")
@@ -57,7 +65,13 @@ def resolve_in_workspace(raw: str, *, must_exist: bool = False) -> Path:
     if not candidate.is_absolute():
         candidate = root / candidate
     lexical = Path(os.path.normpath(candidate))
-    resolved = Path(os.path.realpath(candidate))
+    try:
+        resolved = Path(os.path.realpath(candidate))
+    except OSError:  # a part was swapped between realpath's lstat and readlink
+        raise PermissionError(
+            f"path '{text}' changed while it was resolved (a folder or symlink was swapped); "
+            "try again"
+        ) from None
     if not resolved.is_relative_to(root):
         raise PermissionError(_outside_message(text, root, lexical, resolved))
     if must_exist and not os.path.lexists(resolved):
