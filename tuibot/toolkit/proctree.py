@@ -159,8 +159,10 @@ class ShellRun:
         Returns (processes ended, processes that could not be ended).
         """
         try:
-            victims = self.members()
-            survivors = await end_processes(victims, self.members)
+            victims, survivors = [], 0
+            if not await self._ended_alone():
+                victims = self.members()
+                survivors = await end_processes(victims, self.members)
             await self._end_reaper()
             if self._reaper_lost():  # its orphans went to init: find them by the mark
                 strays = self.members()
@@ -173,6 +175,18 @@ class ShellRun:
             self._output_transport.close()
             self._status_transport.close()
         return len(victims), survivors
+
+    async def _ended_alone(self) -> bool:
+        """Whether the shell exited and the reaper then ended cleanly on its own.
+
+        A subreaper ends only when it has no children, so (on Linux) nothing of the run
+        is left and the process table need not be scanned: the common, quick case.
+        """
+        if not SUBREAPERS or not self._reported:
+            return False
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.proc.wait(), 0.05)
+        return self.proc.returncode == 0
 
     async def _end_reaper(self) -> None:
         """The reaper exits once its children are gone; make sure, and reap it."""
