@@ -13,7 +13,7 @@ It runs ``/bin/sh -c COMMAND`` with the output pipe, reports the shell's raw wai
 status on the status pipe as soon as the shell exits, and exits itself once it has no
 children left. It keeps none of the command's pipes open, so the output pipe reaches
 end-of-file exactly when the last process of the command lets go of it. It imports only
-the standard library and starts with ``python -I -S`` (about 20 ms).
+the standard library and starts with ``python -I -S`` (some 40 ms).
 """
 
 from __future__ import annotations
