@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
 import textwrap
+import threading
+import time
 from pathlib import Path
 
 import pytest
 
 from tuibot.toolkit import ToolLoadError, ToolRegistry, load_tool_file, load_tool_folder
+from tuibot.toolkit.catalog import ToolCatalog
 
 # --- loading tool files -------------------------------------------------------------------
 
@@ -168,3 +173,97 @@ def test_load_folder_reports_broken_files_and_loads_the_rest(tmp_path: Path) -> 
 
 def test_missing_folder_is_empty(tmp_path: Path) -> None:
     assert load_tool_folder(tmp_path / "absent", "user") == ([], [])
+
+
+# --- imports that hang or try to end tuibot -----------------------------------------------
+
+HANGS = {
+    "sleeps": "import time\n\ntime.sleep(3600)\n",
+    "spins": "while True:\n    pass\n",
+}
+
+
+def catalog_for(folder: Path, timeout: float) -> tuple[ToolCatalog, list[str]]:
+    notices: list[str] = []
+    catalog = ToolCatalog(
+        ToolRegistry(),
+        [(folder, "user")],
+        notify=lambda level, text: notices.append(text),
+        import_timeout=timeout,
+    )
+    return catalog, notices
+
+
+@pytest.mark.parametrize("kind", list(HANGS))
+def test_a_hanging_import_is_abandoned_and_the_rest_load(tmp_path: Path, kind: str) -> None:
+    hang = write(tmp_path / f"a_{kind}.py", HANGS[kind])
+    write(tmp_path / "b_good.py", GOOD)
+    catalog, notices = catalog_for(tmp_path, 0.5)
+    catalog.load_all()
+    assert "shout" in catalog.registry
+    error = catalog.errors[hang]
+    assert error.path == hang and "import took longer than 0.5 s" in error.message
+    assert any("import took longer than 0.5 s" in text for text in notices)
+    assert not [m for m in sys.modules if m.startswith(f"tuibot_plugins.user.a_{kind}_")]
+    if kind == "spins":  # asked to stop, a busy loop ends instead of eating a core forever
+        deadline = time.monotonic() + 5
+        while any(t.name == "tuibot-import-a_spins.py" for t in threading.enumerate()):
+            assert time.monotonic() < deadline, "the abandoned busy import still runs"
+            time.sleep(0.05)
+
+
+def test_exit_and_keyboard_interrupt_at_import_do_not_end_tuibot(tmp_path: Path) -> None:
+    write(tmp_path / "a_exit.py", "import sys\n\nsys.exit()\n")
+    write(tmp_path / "b_interrupt.py", "raise KeyboardInterrupt\n")
+    write(tmp_path / "c_good.py", GOOD)
+    catalog, _ = catalog_for(tmp_path, 5)
+    try:
+        catalog.load_all()
+    except (KeyboardInterrupt, SystemExit) as exc:
+        pytest.fail(f"an import ended the loader: {exc!r}")
+    assert "shout" in catalog.registry
+    exit_error = catalog.errors[tmp_path / "a_exit.py"]
+    assert exit_error.line == 3 and "SystemExit" in exit_error.message
+    interrupt = catalog.errors[tmp_path / "b_interrupt.py"]
+    assert interrupt.line == 1 and "KeyboardInterrupt" in interrupt.message
+
+
+def test_tools_list_finishes_and_reports_hanging_imports(tmp_path: Path) -> None:
+    user = Path(os.environ["TUIBOT_HOME"]) / "tools"
+    for kind, text in HANGS.items():
+        write(user / f"{kind}.py", text)
+    write(user / "voice.py", GOOD)
+    env = {**os.environ, "TUIBOT_TOOLS__IMPORT_TIMEOUT": "1"}
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "tuibot", "tools", "list"],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    except subprocess.TimeoutExpired:
+        pytest.fail("tuibot tools list hung on a tool file's import")
+    assert done.returncode == 0, done.stderr
+    assert "shout" in done.stdout and "whisper" in done.stdout
+    not_loaded = done.stdout.split("Not loaded:", 1)[1]
+    for kind in HANGS:
+        assert f"{user / kind}.py: import took longer than 1 s" in not_loaded
+
+
+def test_engine_start_up_finishes_and_reports_a_hanging_import() -> None:
+    from tuibot.engine import Engine
+    from tuibot.events import Notice
+    from tuibot.settings import load_settings
+
+    user = Path(os.environ["TUIBOT_HOME"]) / "tools"
+    write(user / "sleepy.py", HANGS["sleeps"])
+    write(user / "voice.py", GOOD)
+    engine = Engine(load_settings(None, overrides={"tools.import_timeout": ("0.5", "test")}))
+    seen: list[Notice] = []
+    engine.events.listen(lambda event: seen.append(event) if isinstance(event, Notice) else None)
+    engine.load_tools()
+    assert "shout" in engine.tools
+    assert any("sleepy.py: import took longer than 0.5 s" in notice.message for notice in seen), [
+        notice.message for notice in seen
+    ]

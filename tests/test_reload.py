@@ -6,6 +6,7 @@ import asyncio
 import os
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
@@ -212,3 +213,40 @@ async def test_engine_reloader_rereads_skills_on_save() -> None:
         lambda: [s.description for s in engine.skills.skills if s.name == "draft"] == ["fixed"]
     )
     await engine.close()
+
+
+@pytest.mark.parametrize("ending", ["raise RuntimeError('late')\n", source("greet", "old")])
+async def test_a_hanging_save_is_reported_and_its_late_end_changes_nothing(
+    tmp_path: Path, ending: str
+) -> None:
+    env = Env(tmp_path)
+    env.catalog.import_timeout = 0.5
+    env.catalog.load_all()
+    reloader = ToolReloader(env.catalog)
+    reloader.start()
+    await asyncio.wait_for(reloader.ready.wait(), 5)
+    await asyncio.sleep(0.2)
+    path = env.user / "greet.py"
+    # Swallows the loader's request to stop, and ends (failing, or defining "old") later.
+    slow = (
+        "import time\n"
+        "for _ in range(20):\n"
+        "    try:\n"
+        "        time.sleep(0.1)\n"
+        "    except BaseException:\n"
+        "        pass\n" + ending
+    )
+    path.write_text(slow)
+    await wait_for(lambda: any("import took longer than 0.5 s" in t for _, t in env.notices))
+    assert "greet" not in env.registry and path in env.catalog.errors
+    path.write_text(source("greet", "new"))
+    await wait_for(lambda: "greet" in env.registry)
+    spec = env.registry.get("greet")
+    assert spec is not None and spec.func() == "new"
+    await wait_for(lambda: not [t for t in threading.enumerate() if t.name.endswith("greet.py")])
+    module = sys.modules.get(spec.func.__module__)
+    assert module is not None, "the old import's late end removed the new module"
+    assert module.__dict__ is spec.func.__globals__, "the old import replaced the new module"
+    assert env.registry.get("greet").func() == "new"  # type: ignore[union-attr]
+    assert path not in env.catalog.errors
+    await reloader.stop()

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
+import re
+import secrets
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import psutil
 import pytest
 from engine_helpers import Recorder, ask, make_engine
 from scripted_replies import text, tool_calls
@@ -190,3 +194,93 @@ async def test_through_the_engine_the_command_runs_only_when_allowed(
     [finished] = seen.of(ToolFinished)
     assert finished.ok is allow
     await engine.close()
+
+
+# --- escapes: whatever a command starts ends with it ---------------------------------------
+# Each attack leaves a `sleep N` (N unique to the test) that tries to outlive the command:
+# in a new session, double-forked to another parent, ignoring SIGHUP or SIGTERM, or with
+# its environment cleared. After exec returns, no such process may be alive.
+
+ESCAPES = {
+    "setsid": "setsid sh -c 'sleep {n}' &",
+    "double fork": "(sh -c 'sleep {n} &' &)",
+    "nohup": "nohup sleep {n} > /dev/null 2>&1 &",
+    "ignores SIGTERM": "setsid sh -c \"trap '' TERM; sleep {n}; true\" &",
+    "clears its environment": "env -i setsid sh -c 'sleep {n}' &",
+}
+
+
+def _sleepers(n: int) -> list[psutil.Process]:
+    """Live (not zombie) processes running exactly ``sleep n``."""
+    found = []
+    for proc in psutil.process_iter(["cmdline", "status"]):
+        if proc.info["cmdline"] == ["sleep", str(n)] and proc.info["status"] != "zombie":
+            found.append(proc)
+    return found
+
+
+def _none_left(n: int, within: float = 5.0) -> bool:
+    """Whether every ``sleep n`` is gone (polled, at most ``within`` seconds)."""
+    deadline = time.monotonic() + within
+    while _sleepers(n):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+@pytest.fixture
+def sleep_n() -> Iterator[int]:
+    """A sleep length no other test uses; whatever survives a failed test is killed."""
+    n = 400_000 + secrets.randbelow(500_000)
+    yield n
+    for proc in _sleepers(n):
+        with contextlib.suppress(psutil.Error):
+            proc.kill()
+
+
+@pytest.mark.parametrize("kind", list(ESCAPES))
+async def test_a_timeout_ends_every_escaped_process(
+    registry: ToolRegistry, workspace: Path, sleep_n: int, kind: str
+) -> None:
+    command = ESCAPES[kind].format(n=sleep_n) + "\nsleep 60"
+    output = await run(registry, command, timeout=1)
+    assert output.endswith("[killed after the 1 s timeout]")
+    assert _none_left(sleep_n), f"{kind}: a sleep {sleep_n} outlived the timeout"
+
+
+@pytest.mark.parametrize("kind", list(ESCAPES))
+async def test_cancelling_ends_every_escaped_process(
+    registry: ToolRegistry, workspace: Path, sleep_n: int, kind: str
+) -> None:
+    task = asyncio.create_task(run(registry, ESCAPES[kind].format(n=sleep_n) + "\nsleep 60"))
+    for _ in range(200):
+        if _sleepers(sleep_n):
+            break
+        await asyncio.sleep(0.05)
+    assert _sleepers(sleep_n), "the attack did not start"
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert _none_left(sleep_n), f"{kind}: a sleep {sleep_n} outlived the cancelled turn"
+
+
+@pytest.mark.parametrize("kind", list(ESCAPES))
+async def test_what_a_finished_command_left_running_is_ended(
+    registry: ToolRegistry, workspace: Path, sleep_n: int, kind: str
+) -> None:
+    output = await run(registry, ESCAPES[kind].format(n=sleep_n) + "\necho started", timeout=20)
+    assert output.startswith("started\n"), output
+    assert "\n[exit code 0]\n" in output
+    assert re.search(r"\[ended \d+ background process(es)? the command left running\]$", output)
+    assert _none_left(sleep_n), f"{kind}: a sleep {sleep_n} outlived the command"
+
+
+async def test_a_command_that_kills_its_reaper_is_still_ended(
+    registry: ToolRegistry, workspace: Path, sleep_n: int
+) -> None:
+    # Out of the tree (its subreaper is gone), found by the run's mark in its environment.
+    command = f"setsid sh -c 'sleep {sleep_n}' &\nkill -9 $PPID\nsleep 60"
+    output = await run(registry, command, timeout=20)
+    assert output.startswith("[exit status unknown: the command ended tuibot's process reaper]")
+    assert _none_left(sleep_n), f"a sleep {sleep_n} outlived its killed reaper"

@@ -11,27 +11,24 @@ command can always be phrased to slip past a pattern, which is why confirmation 
 Patterns match whole words, so ``rm -rf ./build`` or ``grep shutdown notes.txt`` are not
 blocked.
 
-A timeout or an interrupted turn kills the command's whole process group (children and
-grandchildren too), and only the last 200 KB of output is kept (errors are at the end).
+Nothing the command starts outlives it (``tuibot.toolkit.proctree``): on a timeout, an
+interrupted turn, or when the shell exits but left something running in the background,
+every process of the run is ended — also those that called ``setsid``, double-forked or
+ignore SIGTERM. Only the last 200 KB of output is kept (errors are at the end).
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import os
 import re
-import signal
 from typing import Annotated
 
 from tuibot import Param, tool
 from tuibot.permissions import Permission, exec_permission
+from tuibot.toolkit.proctree import Outcome, run_shell
 from tuibot.toolkit.workspace import current_workspace
 
 OUTPUT_LIMIT = 200 * 1024
 """Bytes of output kept: the tail, where errors and results usually are."""
-KILL_GRACE = 2.0
-"""Seconds between SIGTERM and SIGKILL for the process group."""
 
 _ROOTISH = r"(?:/|/\*|~|~/|~/\*|\$HOME|\$HOME/|\$HOME/\*|\*|\.\.?/?)"
 BLOCKED: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
@@ -100,33 +97,32 @@ async def exec(
             f"Error: refused: {reason} (a blocked pattern). This check is a speed bump, "
             "not a sandbox; ask the user to run such a command themselves."
         )
-    try:
-        proc = await asyncio.create_subprocess_exec(
-            "/bin/sh",
-            "-c",
-            command,
-            cwd=current_workspace(),
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT,
-            start_new_session=True,
-        )
-    except OSError as exc:
-        return f"Error: cannot start /bin/sh: {exc.strerror or exc}"
     tail = _Tail(OUTPUT_LIMIT)
     try:
-        await asyncio.wait_for(_drain(proc, tail), timeout)
-    except TimeoutError:
-        await _kill_group(proc)
-        return f"{tail.text()}\n[killed after the {timeout} s timeout]".lstrip("\n")
-    except BaseException:  # the turn was interrupted: nothing may outlive it
-        await asyncio.shield(_kill_group(proc))
-        raise
-    code = proc.returncode
-    status = "[exit code 0]" if code == 0 else f"[exit code {code}]"
-    if code is not None and code < 0:
-        status = f"[killed by signal {-code}]"
-    return f"{tail.text()}\n{status}".lstrip("\n")
+        outcome = await run_shell(command, current_workspace(), timeout, tail.add)
+    except OSError as exc:
+        return f"Error: cannot start /bin/sh: {exc.strerror or exc}"
+    return f"{tail.text()}\n{_status(outcome, timeout)}".lstrip("\n")
+
+
+def _status(outcome: Outcome, timeout: int) -> str:
+    """The closing lines: how the command ended and what had to be ended with it."""
+    code = outcome.exit_code
+    if outcome.timed_out:
+        lines = [f"[killed after the {timeout} s timeout]"]
+    elif code is None:
+        lines = ["[exit status unknown: the command ended tuibot's process reaper]"]
+    elif code < 0:
+        lines = [f"[killed by signal {-code}]"]
+    else:
+        lines = [f"[exit code {code}]"]
+    if outcome.left_running:
+        count = outcome.left_running
+        plural = "process" if count == 1 else "processes"
+        lines.append(f"[ended {count} background {plural} the command left running]")
+    if outcome.survivors:
+        lines.append(f"[{outcome.survivors} of its processes could not be ended]")
+    return "\n".join(lines)
 
 
 class _Tail:
@@ -149,29 +145,3 @@ class _Tail:
         if self.dropped:
             return f"[... first {self.dropped} bytes of output cut ...]\n{body}"
         return body
-
-
-async def _drain(proc: asyncio.subprocess.Process, tail: _Tail) -> None:
-    """Read all output into ``tail``, then wait for the exit code."""
-    assert proc.stdout is not None
-    while chunk := await proc.stdout.read(65536):
-        tail.add(chunk)
-    await proc.wait()
-
-
-async def _kill_group(proc: asyncio.subprocess.Process) -> None:
-    """SIGTERM the command's process group, SIGKILL what is left, and reap the shell."""
-    for sig in (signal.SIGTERM, signal.SIGKILL):
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(proc.pid, sig)
-        if sig == signal.SIGKILL:
-            break
-        try:
-            await asyncio.wait_for(proc.wait(), KILL_GRACE)
-        except TimeoutError:
-            continue
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(proc.pid, signal.SIGKILL)  # the shell left; its children may not have
-        break
-    with contextlib.suppress(ProcessLookupError):
-        await proc.wait()

@@ -178,6 +178,7 @@ class Engine:
             state_path(),
             self._tool_notice,
             builtins=[*delegation_tools(), cron_tool()],
+            import_timeout=self.settings.tools.import_timeout,
         )
         self.tool_catalog.load_all()
         for problem in self._journal_problems:

@@ -31,12 +31,20 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run one ``tools`` action; 0 ok, 1 unknown tool, 2 unreadable state file."""
+    """Run one ``tools`` action; 0 ok, 1 unknown tool, 2 bad config or state file."""
+    from tuibot.settings import ConfigError, load_settings
     from tuibot.toolkit.catalog import ToolCatalog, default_folders
     from tuibot.toolkit.registry import ToolRegistry
     from tuibot.toolkit.state import ToolStateError, read_disabled, state_path, write_disabled
 
-    catalog = ToolCatalog(ToolRegistry(), default_folders())
+    try:
+        settings = load_settings(args.config)
+    except ConfigError as exc:
+        print(f"tuibot: {exc}", file=sys.stderr)
+        return 2
+    catalog = ToolCatalog(
+        ToolRegistry(), default_folders(), import_timeout=settings.tools.import_timeout
+    )
     catalog.load_all()
     path = state_path()
     try:

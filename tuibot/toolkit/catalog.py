@@ -4,6 +4,8 @@ Both start-up and hot reload go through here, so they cannot disagree: every too
 folder entry (file or package) keeps its own list of specs, and the registry is rebuilt
 from all of them at once (bundled first, user entries override by name). A reload of one
 entry therefore replaces exactly that entry's tools, and deleting it removes them.
+Each entry's import is time-limited (``import_timeout``), so a file that sleeps or spins
+at import is reported like a broken one and cannot stall start-up or ``tools list``.
 """
 
 from __future__ import annotations
@@ -16,6 +18,9 @@ from tuibot.toolkit.decorator import ToolSpec
 from tuibot.toolkit.loader import ToolLoadError, load_tool_entry, tool_entries
 from tuibot.toolkit.registry import ToolRegistry
 from tuibot.toolkit.state import ToolStateError, read_disabled
+
+IMPORT_TIMEOUT = 5.0
+"""The default of ``tools.import_timeout``: seconds before a hanging import is abandoned."""
 
 Notify = Callable[[str, str], None]
 """``notify(level, text)``: how the catalogue tells the user (the engine makes Notices)."""
@@ -42,8 +47,11 @@ class ToolCatalog:
         state_file: Path | None = None,
         notify: Notify = _quiet,
         builtins: Sequence[ToolSpec] = (),
+        import_timeout: float = IMPORT_TIMEOUT,
     ) -> None:
         self.registry = registry
+        self.import_timeout = import_timeout
+        """Seconds one entry's import may take before it is abandoned as broken."""
         self.builtins = list(builtins)
         """Tools of tuibot itself (delegation): always present, never overridden."""
         self.folders = folders
@@ -97,7 +105,7 @@ class ToolCatalog:
 
     def _load(self, entry: Path, source: str) -> None:
         try:
-            specs = load_tool_entry(entry, source)
+            specs = load_tool_entry(entry, source, self.import_timeout)
         except ToolLoadError as exc:
             self.errors[entry] = exc
             kept = " (the previous version keeps working)" if entry in self.entries else ""

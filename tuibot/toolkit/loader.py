@@ -5,7 +5,10 @@ a file may be reloaded while tuibot runs. So each file is compiled from its sour
 stale ``.pyc``) into a new module named ``tuibot_plugins.<source>.<stem>_<hash>``, a name
 no real import can collide with. The module enters ``sys.modules`` only if it ran
 without error, so a broken file leaves no half-loaded state behind, and any failure —
-including ``SystemExit`` at import — is reported with the file and line.
+including ``SystemExit`` or ``KeyboardInterrupt`` at import — is reported with the file
+and line. An import that takes longer than a limit (``tools.import_timeout``) is
+abandoned in its daemon thread and reported the same way; if it ever ends, it touches
+nothing a newer load of the same file put in place.
 """
 
 from __future__ import annotations
@@ -57,24 +60,45 @@ def load_tool_file(path: Path, source: str) -> list[ToolSpec]:
     return [dataclasses.replace(spec, source=source, path=path) for spec in collect_specs(module)]
 
 
-def load_tool_entry(path: Path, source: str) -> list[ToolSpec]:
-    """Load one entry of a tools folder: a ``.py`` file or a package folder."""
+def load_tool_entry(path: Path, source: str, timeout: float | None = None) -> list[ToolSpec]:
+    """Load one entry of a tools folder: a ``.py`` file or a package folder.
+
+    With ``timeout``, the import runs in a daemon thread and one that takes longer is
+    abandoned: a ``ToolLoadError`` like any broken file, and ``sys.modules`` as before.
+    """
     from tuibot.toolkit.packages import load_tool_package
 
-    return load_tool_package(path, source) if path.is_dir() else load_tool_file(path, source)
+    def load() -> list[ToolSpec]:
+        return load_tool_package(path, source) if path.is_dir() else load_tool_file(path, source)
+
+    if timeout is None:
+        return load()
+    from tuibot.toolkit.threads import call_with_timeout
+
+    name = module_name_for(path, source)
+    before = _plugin_modules(name)
+    try:
+        return call_with_timeout(load, timeout, name=f"import-{path.name}")
+    except TimeoutError:
+        _put_back(name, before)
+        raise ToolLoadError(
+            path, None, f"import took longer than {timeout:g} s (abandoned; it may run on)"
+        ) from None
 
 
-def load_tool_folder(folder: Path, source: str) -> tuple[list[ToolSpec], list[ToolLoadError]]:
+def load_tool_folder(
+    folder: Path, source: str, timeout: float | None = None
+) -> tuple[list[ToolSpec], list[ToolLoadError]]:
     """Load every tool file and package folder directly in ``folder``, in name order.
 
-    A broken file is reported and the others still load. A missing folder is simply
-    empty: a user without a tools folder has no user tools.
+    A broken (or, with ``timeout``, too slow) file is reported and the others still
+    load. A missing folder is simply empty: a user without a tools folder has no user tools.
     """
     specs: list[ToolSpec] = []
     errors: list[ToolLoadError] = []
     for path in tool_entries(folder):
         try:
-            specs.extend(load_tool_entry(path, source))
+            specs.extend(load_tool_entry(path, source, timeout))
         except ToolLoadError as exc:
             errors.append(exc)
     return specs, errors
@@ -133,21 +157,41 @@ def run_module(path: Path, name: str) -> ModuleType:
     sys.modules[name] = module  # dataclasses and typing look their module up here
     try:
         exec(code, module.__dict__)
-    except (Exception, SystemExit) as exc:
-        _restore(name, previous)
+    except (Exception, SystemExit, KeyboardInterrupt) as exc:  # a file may not end tuibot
+        _restore(name, module, previous)
         raise ToolLoadError(path, _failing_line(exc, path), _describe(exc)) from exc
     except BaseException:
-        _restore(name, previous)
+        _restore(name, module, previous)
         raise
     return module
 
 
-def _restore(name: str, previous: ModuleType | None) -> None:
-    """Put back what ``sys.modules`` held before a failed load."""
+def _restore(name: str, module: ModuleType, previous: ModuleType | None) -> None:
+    """Put back what ``sys.modules`` held before a failed load of ``module``.
+
+    Only while ``module`` is still the one there: an import abandoned for taking too
+    long may fail much later, after a newer load of the same file took its place.
+    """
+    if sys.modules.get(name) is not module:
+        return
     if previous is None:
         sys.modules.pop(name, None)
     else:
         sys.modules[name] = previous
+
+
+def _plugin_modules(name: str) -> dict[str, ModuleType]:
+    """``name`` and its submodules as ``sys.modules`` holds them now."""
+    prefix = name + "."
+    return {k: v for k, v in list(sys.modules.items()) if k == name or k.startswith(prefix)}
+
+
+def _put_back(name: str, before: dict[str, ModuleType]) -> None:
+    """Make ``name`` and its submodules in ``sys.modules`` what they were in ``before``."""
+    for key in _plugin_modules(name):
+        if key not in before:
+            sys.modules.pop(key, None)
+    sys.modules.update(before)
 
 
 def _failing_line(exc: BaseException, path: Path) -> int | None:

@@ -51,12 +51,10 @@ def load_tool_package(folder: Path, source: str) -> list[ToolSpec]:
     try:
         module = loader.run_module(entry, f"{name}.tool")
     except loader.ToolLoadError as exc:
-        _take_modules(name)
-        sys.modules.update(saved)
+        _put_back(name, package, saved)
         raise _inside_folder(exc, folder) from exc.__cause__
     except BaseException:
-        _take_modules(name)
-        sys.modules.update(saved)
+        _put_back(name, package, saved)
         raise
     specs = loader.collect_specs(module)
     return [dataclasses.replace(spec, source=source, path=entry) for spec in specs]
@@ -75,6 +73,14 @@ def _ensure_parents(name: str) -> None:
             module = ModuleType(parent, "tuibot plugin namespace")
             module.__path__ = []
             sys.modules[parent] = module
+
+
+def _put_back(name: str, package: ModuleType, saved: dict[str, ModuleType]) -> None:
+    """Drop a failed load's modules and restore the old ones, unless a newer load of the
+    same folder already replaced ``package`` (this one was abandoned as too slow)."""
+    if sys.modules.get(name) is package:
+        _take_modules(name)
+        sys.modules.update(saved)
 
 
 def _take_modules(name: str) -> dict[str, ModuleType]:

@@ -4,8 +4,9 @@ Saving a tool file re-loads just that entry (a fresh module, swapped in only if 
 loaded); deleting it removes its tools; a change to ``tool_state.json`` (from
 ``tuibot tools disable`` in another process) re-applies the switches. The registry swap
 is atomic and each turn works on its own ``snapshot()``, so tools change between turns,
-never inside one. Loads run in a daemon thread with a time limit, so a hanging import
-cannot freeze the engine; any failure is a notice and the watcher keeps going.
+never inside one. Loads run in a daemon thread, and each import has a time limit
+(``tools.import_timeout``), so a hanging import cannot freeze the engine; any failure is
+a notice and the watcher keeps going.
 """
 
 from __future__ import annotations
@@ -24,7 +25,8 @@ DEBOUNCE_MS = 150
 """Changes arriving this close together are one reload (editors write in bursts)."""
 
 LOAD_TIMEOUT = 10.0
-"""Seconds a reload may take before it is reported as hanging."""
+"""Seconds a reload step may take before it is reported as hanging; a tool entry's
+import has its own, shorter limit (``tools.import_timeout``), so this is a backstop."""
 
 
 class ToolReloader:
@@ -133,11 +135,12 @@ class ToolReloader:
     async def _guarded(self, what: Path | None, action: object) -> None:
         """Run one reload step off the loop, time-limited; report instead of raising."""
         assert callable(action)
+        limit = max(LOAD_TIMEOUT, self.catalog.import_timeout + 5)
         try:
-            await asyncio.wait_for(run_in_daemon_thread(action), LOAD_TIMEOUT)
+            await asyncio.wait_for(run_in_daemon_thread(action), limit)
         except TimeoutError:
             self.catalog.notify(
-                "error", f"tool not loaded: {what}: still importing after {LOAD_TIMEOUT:g} s"
+                "error", f"tool not loaded: {what}: still importing after {limit:g} s"
             )
         except Exception as exc:
             log.debug("tool reload of %s failed", what, exc_info=True)

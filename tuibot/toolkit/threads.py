@@ -50,3 +50,56 @@ async def run_in_daemon_thread(func: Callable[..., T], /, *args: Any, **kwargs: 
     name = getattr(func, "__name__", "work")
     threading.Thread(target=target, name=f"tuibot-{name}", daemon=True).start()
     return await future
+
+
+def call_with_timeout(func: Callable[[], T], timeout: float, *, name: str) -> T:
+    """Run ``func`` in a daemon thread; its result, or ``TimeoutError`` after ``timeout`` s.
+
+    For synchronous callers that must not hang on foreign code (a tool file's import).
+    On timeout the thread is abandoned — never joined — and asked to stop with
+    :class:`Abandoned` as soon as it runs Python code again (a busy loop stops at once,
+    a ``time.sleep`` when it wakes). An exception from ``func`` is raised here.
+    """
+    outcome: list[tuple[bool, Any]] = []
+    lock = threading.Lock()  # the result is handed over, or the thread interrupted: not both
+    context = contextvars.copy_context()
+
+    def target() -> None:
+        try:
+            try:
+                result: tuple[bool, Any] = (True, context.run(func))
+            except BaseException as error:  # handed to the caller, never lost
+                result = (False, error)
+            with lock:
+                outcome.append(result)
+        except Abandoned:
+            pass  # nobody waits for it any more
+
+    thread = threading.Thread(target=target, name=f"tuibot-{name}", daemon=True)
+    thread.start()
+    thread.join(timeout)
+    with lock:
+        if not outcome:
+            _interrupt(thread)
+            raise TimeoutError(f"{name} took longer than {timeout:g} s")
+    ok, value = outcome[0]
+    if not ok:
+        raise value
+    return value
+
+
+class Abandoned(BaseException):
+    """Raised inside a thread whose caller stopped waiting, to make it end early."""
+
+
+def _interrupt(thread: threading.Thread) -> None:
+    """Ask ``thread`` to raise :class:`Abandoned` (CPython; elsewhere it just runs on)."""
+    if thread.ident is None or not thread.is_alive():
+        return
+    try:
+        import ctypes
+
+        set_async_exc = ctypes.pythonapi.PyThreadState_SetAsyncExc
+    except (ImportError, AttributeError):
+        return
+    set_async_exc(ctypes.c_ulong(thread.ident), ctypes.py_object(Abandoned))
