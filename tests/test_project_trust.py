@@ -307,3 +307,11 @@ async def test_the_app_shows_the_notice(server: ScriptedServer) -> None:
         assert notes.about("./tuibot.toml is not trusted; run `tuibot trust` to use it") == [
             ("warning", "./tuibot.toml is not trusted; run `tuibot trust` to use it")
         ]
+
+
+def test_trust_at_a_terminal_declined_keeps_it_untrusted() -> None:
+    Path("tuibot.toml").write_text("[agent]\nmax_rounds = 3\n", encoding="utf-8")
+    code, out, screen = run_on_terminal(tuibot_argv("trust"), prompt=b"[y/N] ", answer=b"\n")
+    assert code == 1, screen
+    assert "agent.max_rounds = 3  (now 10)" in out and "Trust this file? [y/N]" in screen
+    assert "Not trusted" in out and stored_entries() == []
