@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from scripted_server import Reply, ScriptedServer
+from trust_helpers import trust_file
 
 from tuibot.approvals import Decision
 from tuibot.engine import Engine
@@ -71,6 +72,7 @@ def engine_from(config: str) -> Engine:
     """An engine read from ``config``, written as ``tuibot.toml`` in the working folder
     (the hermetic fixture's), with its tools loaded."""
     Path("tuibot.toml").write_text(config, encoding="utf-8")
+    trust_file()
     engine = Engine(load_settings(None, env={}))
     engine.load_tools()
     return engine

@@ -30,6 +30,7 @@ from ask_helpers import (
     write_user_tool,
 )
 from scripted_server import ScriptedServer, cut, error, text, tool_calls
+from trust_helpers import write_trusted
 
 # --- plain mode ---------------------------------------------------------------------------
 
@@ -255,7 +256,7 @@ def test_a_stream_cut_mid_answer_exits_1_and_keeps_the_partial(server: ScriptedS
 
 
 def test_the_round_limit_exits_1(server: ScriptedServer) -> None:
-    Path("tuibot.toml").write_text("[agent]\nmax_rounds = 1\n", encoding="utf-8")
+    write_trusted("tuibot.toml", "[agent]\nmax_rounds = 1\n")
     server.enqueue(tool_calls([("list_dir", "{}")]))
 
     ran = run_ask(server, "keep going")
@@ -290,9 +291,9 @@ def test_config_errors_exit_2_with_one_line(
     server: ScriptedServer, setup: str, args: list[str], said: str
 ) -> None:
     if setup == "broken_toml":
-        Path("tuibot.toml").write_text("[agent\nmodel = 1\n", encoding="utf-8")
+        write_trusted("tuibot.toml", "[agent\nmodel = 1\n")
     elif setup == "bad_value":
-        Path("tuibot.toml").write_text('[agent]\nmax_rounds = "ten"\n', encoding="utf-8")
+        write_trusted("tuibot.toml", '[agent]\nmax_rounds = "ten"\n')
 
     ran = run_ask(server, *args, "hello")
 

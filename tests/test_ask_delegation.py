@@ -14,6 +14,7 @@ from pathlib import Path
 from ask_helpers import ask_argv, json_lines, of_type, read_until, run_ask, start
 from delegation_helpers import Script, delegate_call
 from scripted_server import ScriptedServer, silent, text, tool_calls
+from trust_helpers import write_trusted
 
 TEN_MIN = {"timeMs": 600_000}
 
@@ -109,9 +110,7 @@ def test_max_time_stops_hanging_delegated_work(server: ScriptedServer, hermetic:
 
 
 def test_yes_authorizes_work_for_another_bot(server: ScriptedServer, hermetic: Path) -> None:
-    Path("tuibot.toml").write_text(
-        '[[bots]]\nname = "Coder"\ndescription = "Writes code"\n', encoding="utf-8"
-    )
+    write_trusted("tuibot.toml", '[[bots]]\nname = "Coder"\ndescription = "Writes code"\n')
     Script(
         server,
         [

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from engine_helpers import Recorder, ask, sent_messages
 from scripted_server import ScriptedServer, error, text, tool_calls
+from trust_helpers import trust_file
 
 from tuibot.agent.router import ROUTE_TOOL, choose_bot, recent_messages
 from tuibot.bots import BotDirectory, BotError
@@ -44,6 +45,7 @@ description = "Finds facts on the web"
 
 def settings_with_bots(url: str) -> Settings:
     Path("tuibot.toml").write_text(TWO_BOTS.format(url=url), encoding="utf-8")
+    trust_file()
     return load_settings(None, env={})
 
 

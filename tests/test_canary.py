@@ -28,6 +28,7 @@ from typing import Any
 import pytest
 from ask_helpers import child_env
 from scripted_server import ScriptedServer, cut, error, text, tool_calls
+from trust_helpers import trust_file
 
 DRIVER = r'''
 """Run the canary scenario's commands in order and print what each one did, as JSON."""
@@ -153,6 +154,7 @@ def test_the_key_reaches_the_server_and_nothing_else(
     secret = uuid.uuid4().hex
     key = f"sk-canary-{secret}"
     Path("tuibot.toml").write_text(tuibot_toml(server), encoding="utf-8")
+    trust_file()
     steps = scenario(server, key, keyring=source == "keyring")
     env = child_env()
     env.pop("CANARY_KEY", None)

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from trust_helpers import trust_file
 
 from tuibot import paths
 from tuibot.commands import config
@@ -40,9 +41,10 @@ def run(*argv: str, config_file: Path | None = None) -> int:
 
 
 def write(path: Path, text: str) -> Path:
+    """Write a config file; a ``tuibot.toml`` is trusted, as the person's own would be."""
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
-    return path
+    return trust_file(path) if path.name == "tuibot.toml" else path
 
 
 def test_show_defaults_with_origins(capsys: pytest.CaptureFixture[str]) -> None:

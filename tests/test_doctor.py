@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from scripted_server import ScriptedServer
+from trust_helpers import write_trusted
 
 
 def doctor(*args: str) -> subprocess.CompletedProcess[str]:
@@ -63,7 +64,7 @@ def test_broken_user_tool_is_reported(server: ScriptedServer, hermetic: Path) ->
 
 
 def test_bad_config_is_exit_2(hermetic: Path) -> None:
-    (hermetic / "work" / "tuibot.toml").write_text("[agent]\nmax_rounds = 'ten'\n")
+    write_trusted(hermetic / "work" / "tuibot.toml", "[agent]\nmax_rounds = 'ten'\n")
 
     result = doctor()
 
@@ -74,10 +75,11 @@ def test_bad_config_is_exit_2(hermetic: Path) -> None:
 def test_the_model_is_looked_for_only_where_it_routes(
     server: ScriptedServer, hermetic: Path
 ) -> None:
-    (hermetic / "work" / "tuibot.toml").write_text(
+    write_trusted(
+        hermetic / "work" / "tuibot.toml",
         f'[agent]\nmodel = "test-model"\nprovider = "local"\n\n'
         f'[providers.local]\nbase_url = "{server.url}"\n\n'
-        f'[providers.other]\nbase_url = "{server.url}"\n'
+        f'[providers.other]\nbase_url = "{server.url}"\n',
     )
 
     result = doctor()

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from trust_helpers import trust_file
 
 from tuibot.llm.select import make_client, needs_key, select_route
 from tuibot.settings import ConfigError, ProviderSettings, Settings, load_settings
@@ -38,6 +39,7 @@ prefixes = ["box"]
 def settings_from(toml: str, **overrides: Any) -> Settings:
     """Settings from a ``tuibot.toml`` in the working directory, plus overrides."""
     Path("tuibot.toml").write_text(toml, encoding="utf-8")
+    trust_file()
     return load_settings(overrides={k: (v, "test") for k, v in overrides.items()})
 
 
@@ -68,6 +70,7 @@ def test_explicit_provider_is_used_even_without_its_key() -> None:
 
 def test_unknown_explicit_provider_is_a_config_error_naming_the_choices() -> None:
     Path("tuibot.toml").write_text(PROVIDERS, encoding="utf-8")
+    trust_file()
     with pytest.raises(ConfigError) as caught:
         load_settings(overrides={"agent.provider": ("openrouter", "--provider")})
     message = str(caught.value)
@@ -177,6 +180,7 @@ def test_a_slash_that_is_part_of_the_model_name_is_kept() -> None:
 
 def test_flags_and_env_layer_over_the_file() -> None:
     Path("tuibot.toml").write_text(PROVIDERS, encoding="utf-8")
+    trust_file()
     env = {"TUIBOT_AGENT__MODEL": "box/qwen3"}
     settings = load_settings(env=env)
     route = select_route(settings, settings.agent.model, keys())

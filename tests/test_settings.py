@@ -12,6 +12,7 @@ import stat
 from pathlib import Path
 
 import pytest
+from trust_helpers import trust_file
 
 from tuibot import paths
 from tuibot.settings import (
@@ -39,9 +40,10 @@ def no_env_overrides(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def write(path: Path, text: str) -> Path:
+    """Write a config file; a ``tuibot.toml`` is trusted, as the person's own would be."""
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
-    return path
+    return trust_file(path) if path.name == "tuibot.toml" else path
 
 
 def home_config() -> Path:
@@ -356,6 +358,7 @@ def test_malformed_toml_names_file_line_and_column(toml: str, line: int, column:
 def test_file_that_is_not_utf8_is_a_config_error() -> None:
     config = Path.cwd() / "tuibot.toml"
     config.write_bytes(b'[agent]\nmodel = "\xff"\n')
+    trust_file(config)
     with pytest.raises(ConfigError, match="not UTF-8"):
         load()
 

@@ -16,6 +16,7 @@ from scripted_server import ScriptedServer
 from textual.message import Message
 from textual.notifications import Notify
 from textual.pilot import Pilot
+from trust_helpers import trust_file
 
 from tuibot.paths import DataPaths
 from tuibot.settings import load_settings
@@ -34,6 +35,7 @@ def make_app(server: ScriptedServer | str, config: str = "", **overrides: Any) -
     url = server if isinstance(server, str) else server.url
     if config:
         Path("tuibot.toml").write_text(config, encoding="utf-8")
+        trust_file()
     values: dict[str, tuple[Any, str]] = {
         "providers.local.base_url": (url, "test"),
         "providers.local.max_retries": (0, "test"),

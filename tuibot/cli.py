@@ -25,6 +25,7 @@ from tuibot.commands import (
     run,
     skills,
     tools,
+    trust,
 )
 
 
@@ -38,7 +39,20 @@ def build_parser() -> argparse.ArgumentParser:
     add_global_options(parser)
     add_app_options(parser)
     subparsers = parser.add_subparsers(title="commands", metavar="COMMAND")
-    modules = (ask, run, config, keys, chats, delegations, jobs, grants, doctor, tools, skills)
+    modules = (
+        ask,
+        run,
+        config,
+        keys,
+        chats,
+        delegations,
+        jobs,
+        grants,
+        trust,
+        doctor,
+        tools,
+        skills,
+    )
     for module in modules:
         module.add_parser(subparsers)
     return parser
@@ -51,7 +65,8 @@ def add_global_options(parser: argparse.ArgumentParser) -> None:
         type=Path,
         default=argparse.SUPPRESS,
         metavar="FILE",
-        help="use this config file instead of ./tuibot.toml or the config home's",
+        help="use this config file (trusted: you named it) instead of a trusted "
+        "./tuibot.toml or the config home's",
     )
 
 

@@ -36,6 +36,15 @@ def read_document(path: Path) -> TOMLDocument:
     return parse_document(text, str(path))
 
 
+def parse_bytes(data: bytes, path: Path) -> TOMLDocument:
+    """A file's bytes, already read (to parse exactly what was hashed), as a document."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path}: not UTF-8 text") from None
+    return parse_document(text, str(path))
+
+
 def parse_document(text: str, where: str) -> TOMLDocument:
     """TOML text as a tomlkit document; errors say where (file, line, column)."""
     try:

@@ -94,6 +94,11 @@ class DataPaths:
         return self.root / "grants.json"
 
     @property
+    def trusted(self) -> Path:
+        """Project config files the person trusted, by real path and content hash."""
+        return self.root / "trusted.json"
+
+    @property
     def jobs(self) -> Path:
         """Scheduled jobs and the heartbeat's state (see ``tuibot.jobs.store``)."""
         return self.root / "jobs.json"

@@ -4,9 +4,9 @@ Why one object: the engine, ``ask`` and the TUI receive a ``Settings`` at constr
 and never read files or the environment themselves, so tests build one directly.
 
 Layers, later ones winning: built-in defaults → the config file (``--config FILE``, else
-``./tuibot.toml``, else ``<config home>/config.toml``) → ``TUIBOT_<SECTION>__<KEY>``
-environment variables → command-line flags. ``Settings.origins`` records, for every
-effective value, which layer set it.
+``./tuibot.toml`` when the person trusted it, else ``<config home>/config.toml``) →
+``TUIBOT_<SECTION>__<KEY>`` environment variables → command-line flags.
+``Settings.origins`` records, for every effective value, which layer set it.
 
 Adding a key is adding a field with an attribute docstring (and ``rules(...)`` when its
 value has limits); the checks, env names, ``config show`` and the docs reference all
@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tuibot import paths
+from tuibot.project_config import ProjectFile, choose_config
 from tuibot.settings_layers import Layers, edit_document
 
 if TYPE_CHECKING:
@@ -304,6 +304,8 @@ class Settings:
     """Dotted key → where its value came from: ``default``, a file, ``env VAR``, a flag."""
     cwd: Path = field(default_factory=Path.cwd, metadata=META)
     """The directory tuibot was started in (the default workspace)."""
+    ignored_project: ProjectFile | None = field(default=None, metadata=META)
+    """A ``./tuibot.toml`` left out because it is not trusted (or changed since)."""
 
     def workspace_path(self) -> Path:
         """The file tools' folder: ``tools.workspace``, or the start directory when unset."""
@@ -331,21 +333,12 @@ class Settings:
 
 
 def find_config_file(config_file: Path | str | None = None, cwd: Path | None = None) -> Path | None:
-    """The config file in use: explicit, ``./tuibot.toml``, the config home's, or none.
+    """The config file in use: explicit, a trusted ``./tuibot.toml``, the home's, or none.
 
-    An explicit file that does not exist is an error rather than a silent fallback.
+    An explicit file that does not exist is an error rather than a silent fallback; an
+    untrusted ``./tuibot.toml`` is passed over (see :mod:`tuibot.project_config`).
     """
-    cwd = cwd or Path.cwd()
-    if config_file is not None:
-        path = Path(config_file).expanduser()
-        path = path if path.is_absolute() else cwd / path
-        if not path.is_file():
-            raise ConfigError(f"config file not found: {path}")
-        return path
-    for candidate in (cwd / "tuibot.toml", paths.config_home() / "config.toml"):
-        if candidate.is_file():
-            return candidate
-    return None
+    return choose_config(config_file, (cwd or Path.cwd()).absolute()).path
 
 
 def load_settings(
@@ -354,21 +347,37 @@ def load_settings(
     env: Mapping[str, str] | None = None,
     overrides: Mapping[str, tuple[Any, str]] | None = None,
     cwd: Path | None = None,
+    project: bool = True,
 ) -> Settings:
     """The effective settings: defaults, the config file, env overrides, then flags.
 
     ``overrides`` maps dotted keys to ``(value, origin label)``, e.g.
     ``{"agent.model": ("qwen3", "--model")}``; a string value is parsed like an env
-    value. ``env`` defaults to ``os.environ``. Any problem is a ``ConfigError``.
+    value. ``env`` defaults to ``os.environ``. ``project=False`` leaves ``./tuibot.toml``
+    out even when trusted. Any problem is a ``ConfigError``.
     """
     cwd = (cwd or Path.cwd()).absolute()
-    path = find_config_file(config_file, cwd)
-    data: dict[str, Any] = {}
-    if path is not None:
-        from tuibot.config_io import read_document
+    choice = choose_config(config_file, cwd, project=project)
+    settings = settings_from(choice.path, choice.data, env=env, overrides=overrides, cwd=cwd)
+    return replace(settings, ignored_project=choice.ignored)
 
-        data = read_document(path).unwrap()
-    layers = Layers.from_file(Settings, data, path, cwd)
+
+def settings_from(
+    path: Path | None,
+    data: bytes | None = None,
+    *,
+    env: Mapping[str, str] | None = None,
+    overrides: Mapping[str, tuple[Any, str]] | None = None,
+    cwd: Path,
+) -> Settings:
+    """The settings from one config file (``data``: its bytes, when read already)."""
+    from tuibot.config_io import parse_bytes, read_document
+
+    parsed: dict[str, Any] = {}
+    if path is not None:
+        document = read_document(path) if data is None else parse_bytes(data, path)
+        parsed = document.unwrap()
+    layers = Layers.from_file(Settings, parsed, path, cwd)
     layers.apply_env(os.environ if env is None else env, cwd)
     for key, (value, label) in (overrides or {}).items():
         layers.apply_text(key.split("."), value, Origin(label, cwd), lower_new=False)
@@ -437,11 +446,14 @@ def write_setting(path: Path | str, dotted_key: str, value: Any) -> SavedSetting
     import tomlkit
 
     from tuibot import config_io
+    from tuibot.project_config import carry_trust
 
     path = Path(path).expanduser().absolute()
     doc = config_io.read_document(path) if path.exists() else tomlkit.document()
+    before = doc.as_string().encode("utf-8") if path.exists() else None  # tomlkit: lossless
     doc, target, stored, removed = edit_document(Settings, doc, dotted_key, value, str(path))
     layers = Layers.from_file(Settings, doc.unwrap(), path, path.parent)
     _build(layers, files=[path], config_dir=path.parent, cwd=path.parent)
     config_io.write_atomic(path, doc.as_string())
+    carry_trust(path, before, doc.as_string().encode("utf-8"))
     return SavedSetting(path, dotted(target.parts), stored, removed)

@@ -116,11 +116,15 @@ def run(args: argparse.Namespace) -> int:
     if not prompt.strip():
         print("tuibot: nothing to ask: give a PROMPT or pipe text on stdin", file=sys.stderr)
         return EXIT_USAGE
+    from tuibot.commands.trust import offer_at_start, warn_ignored
+
+    offer_at_start(args.config, provider_overrides(args))
     try:
         settings = load_settings(args.config, overrides=provider_overrides(args))
     except ConfigError as error:
         print(f"tuibot: {error}", file=sys.stderr)
         return EXIT_USAGE
+    warn_ignored(settings, sys.stderr)
     if args.bot and args.chat:
         print("tuibot: --bot starts a new chat; it cannot be used with --chat", file=sys.stderr)
         return EXIT_USAGE

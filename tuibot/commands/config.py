@@ -66,12 +66,15 @@ def _show(args: argparse.Namespace) -> int:
 
 def _path(args: argparse.Namespace) -> int:
     from tuibot import paths
-    from tuibot.settings import find_config_file
+    from tuibot.project_config import choose_config
 
     home = paths.config_home()
-    found = find_config_file(getattr(args, "config", None))
+    choice = choose_config(getattr(args, "config", None), Path.cwd())
+    found = choice.path
     print(f"config home: {home}")
     print(f"config file: {found if found else 'none (built-in defaults)'}")
+    if choice.ignored is not None:
+        print(f"ignored:     {ignored_line(choice.ignored)}")
     if found is None:
         print(f"searched:    {Path.cwd() / 'tuibot.toml'}, {home / 'config.toml'}")
     print(f"data dir:    {paths.data_home()}")
@@ -119,6 +122,8 @@ def render_settings(settings: Any) -> list[str]:
 
     files = ", ".join(str(f) for f in settings.files) or "none (built-in defaults)"
     lines = [f"# config file: {files}"]
+    if settings.ignored_project is not None:
+        lines.append(f"# ignored: {ignored_line(settings.ignored_project)}")
     for name, key in schema(type(settings)).items():
         value = getattr(settings, name)
         if key.kind == "named":
@@ -129,6 +134,13 @@ def render_settings(settings: Any) -> list[str]:
         elif key.kind == "section":
             lines += _table_lines((name,), value, settings.origins)
     return lines
+
+
+def ignored_line(project: Any) -> str:
+    """``/x/tuibot.toml (not trusted; run `tuibot trust` to use it)``, characters visible."""
+    from tuibot.project_config import spelled
+
+    return f"{spelled(str(project.path))} ({project.reason()}; run `tuibot trust` to use it)"
 
 
 def _table_lines(parts: tuple[str, ...], obj: Any, origins: dict[str, str]) -> list[str]:

@@ -46,6 +46,10 @@ async def _checks(settings: Any, base_url: str | None) -> int:
     failed = False
     files = ", ".join(str(path) for path in settings.files) or "none (built-in defaults)"
     _line(OK, "config", files)
+    if settings.ignored_project is not None:
+        from tuibot.commands.config import ignored_line
+
+        _line(WARN, "project config", "ignored: " + ignored_line(settings.ignored_project))
     paths = DataPaths.default()
     _line(OK, "data", str(paths.root))
     keys_needed = any(p.credential for p in settings.providers.values())

@@ -94,12 +94,14 @@ def run(args: argparse.Namespace) -> int:
 
 def _book(args: argparse.Namespace, paths: DataPaths) -> JobBook:
     from tuibot.bots import BotDirectory
+    from tuibot.commands.trust import warn_ignored
     from tuibot.jobs.book import JobBook
     from tuibot.jobs.store import JobStore
     from tuibot.settings import load_settings
     from tuibot.store.chats import ChatStore
 
     settings = load_settings(args.config)
+    warn_ignored(settings, sys.stderr)
     chats = ChatStore(paths.chats)
     bots = BotDirectory(settings, paths.bots)
     return JobBook(JobStore(paths.jobs), bots, settings.jobs, chat_exists=chats.exists)

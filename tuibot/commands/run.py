@@ -36,6 +36,9 @@ def run(args: argparse.Namespace) -> int:
     except ConfigError as error:
         print(f"tuibot: {error}", file=sys.stderr)
         return 2
+    from tuibot.commands.trust import warn_ignored
+
+    warn_ignored(settings, sys.stderr)
     from tuibot import headless
     from tuibot.logs import configure_logging
     from tuibot.paths import DataPaths

@@ -13,8 +13,11 @@ import sys
 def run(args: argparse.Namespace) -> int:
     """Load settings and run the app until the person quits; returns the exit code."""
     from tuibot.commands.ask import provider_overrides
+    from tuibot.commands.trust import offer_at_start
     from tuibot.settings import ConfigError, load_settings
 
+    if sys.stdout.isatty():  # the offer is for a person about to see the app
+        offer_at_start(args.config, provider_overrides(args))
     try:
         settings = load_settings(args.config, overrides=provider_overrides(args))
     except ConfigError as error:

@@ -4,8 +4,10 @@ The workspace guard keeps a tool inside the workspace, but the workspace may its
 tuibot's own folders (a user working in their config home, or ``TUIBOT_HOME`` pointing
 inside a project). A file the model writes into a plugin folder would go live on the next
 reload, and one written into the data home could rewrite a chat or memory, so those writes
-need a human's yes. The check works on real paths (symlinks resolved on both sides), so
-an alias cannot hide a protected folder.
+need a human's yes. So do files in the workspace that steer programs: git's internals, a
+``tuibot.toml``, ``AGENTS.md`` (see :mod:`tuibot.toolkit.guarded_files`). The check works
+on real paths (symlinks resolved on both sides), so an alias cannot hide a protected
+folder, and compares names case-insensitively.
 
 Plugin files cannot import a sibling ``_helpers.py`` (each is loaded as a lone module), so
 what the bundled tools share lives here.
@@ -23,27 +25,45 @@ from typing import TYPE_CHECKING, Any
 
 from tuibot.paths import bundled_dir, config_home, data_home, log_home
 from tuibot.toolkit import beneath as beneath_fs
-from tuibot.toolkit.workspace import resolve_in_workspace
+from tuibot.toolkit.guarded_files import (
+    GIT,
+    INSTRUCTION_FILES,
+    PROJECT_CONFIG,
+    git_folder_of,
+    git_question,
+    instruction_question,
+    pointed_git_folders,
+    project_config_question,
+    same_name,
+    within,
+)
+from tuibot.toolkit.workspace import current_workspace, resolve_in_workspace
 
 if TYPE_CHECKING:
     from tuibot.permissions import Permission
 
 PROMPT_FILES = frozenset({"AGENTS.md", "SOUL.md", "USER.md", "TOOLS.md", "HEARTBEAT.md"})
 """Config-home files that go into every prompt."""
+_PROMPT_FILES = frozenset(name.casefold() for name in PROMPT_FILES)
 
 
 @dataclass(frozen=True)
 class Protected:
-    """Why a path is protected: the folder it falls in and what a write there would do."""
+    """Why a path is protected: the folder (or file) it falls in and what a write would do."""
 
     root: Path
-    """The real path of the protected folder."""
+    """The real path of the protected folder, or of the protected file itself."""
     kind: str
-    """``plugin``, ``skill``, ``config`` or ``data``."""
+    """``plugin``, ``skill``, ``config``, ``data`` (tuibot's own folders), ``git`` (git's
+    internals), ``project-config`` (a ``tuibot.toml``) or ``instructions`` (``AGENTS.md``)."""
 
 
 def protected_roots() -> list[Protected]:
-    """tuibot's own folders, most specific first, as real paths (read now: env may change)."""
+    """Protected folders, most specific first, as real paths (read now: env may change).
+
+    tuibot's own folders, then the git folders that ``.git`` files in the workspace and
+    the start folder point at (a worktree's or submodule's data lives elsewhere).
+    """
     home = _real(config_home())
     roots = [
         Protected(home / "tools", "plugin"),
@@ -54,14 +74,30 @@ def protected_roots() -> list[Protected]:
         Protected(_real(data_home()), "data"),
         Protected(_real(log_home()), "data"),
     ]
+    for folder in _start_folders():
+        roots += [Protected(aimed, "git") for aimed in pointed_git_folders(folder / GIT)]
     return roots
 
 
 def protection_of(target: Path) -> Protected | None:
-    """The protected folder ``target`` (a real path) lies in, or None."""
+    """Why writing ``target`` needs a yes, or None (``target`` is made a real path).
+
+    tuibot's own folders first, then git's internals anywhere, a ``tuibot.toml`` in any
+    folder (tuibot looks for one wherever it starts), and instruction files (``AGENTS.md``).
+    Names and folders match case-insensitively.
+    """
+    target = _real(target)
     for entry in protected_roots():
-        if target == entry.root or target.is_relative_to(entry.root):
+        if within(target, entry.root):
             return entry
+    pointers = [folder / GIT for folder in _start_folders()]
+    git_root = git_folder_of(target, pointers)
+    if git_root is not None:
+        return Protected(git_root, "git")
+    if same_name(target.name, PROJECT_CONFIG):
+        return Protected(target, "project-config")
+    if target.name.casefold() in INSTRUCTION_FILES:
+        return Protected(target, "instructions")
     return None
 
 
@@ -70,17 +106,31 @@ def protected_prompt(verb: str, target: Path) -> str | None:
     entry = protection_of(target)
     if entry is None:
         return None
+    target = _real(target)
+    if entry.kind == "git":
+        return git_question(verb, target, entry.root)
+    if entry.kind == "project-config":
+        return project_config_question(verb, target)
+    if entry.kind == "instructions":
+        return instruction_question(verb, target)
     if entry.kind == "plugin":
         return f"{verb} the tuibot plugin file {target}? It would go live on reload."
     if entry.kind == "skill":
         return f"{verb} the tuibot skill file {target}? It would go live on reload."
     if entry.kind == "data":
         return f"{verb} {target} in tuibot's data folder (chats, memory, traces)?"
-    if target.name == "config.toml" and target.parent == entry.root:
+    at_top = within(target.parent, entry.root) and len(target.parts) == len(entry.root.parts) + 1
+    if at_top and same_name(target.name, "config.toml"):
         return f"{verb} tuibot's settings file {target}? It applies on the next start."
-    if target.name in PROMPT_FILES and target.parent == entry.root:
+    if at_top and target.name.casefold() in _PROMPT_FILES:
         return f"{verb} tuibot's prompt file {target}? It goes into every prompt."
     return f"{verb} {target} in tuibot's config folder?"
+
+
+def _start_folders() -> list[Path]:
+    """The workspace and the folder tuibot started in, as real paths, without repeats."""
+    folders = [current_workspace(), _real(Path.cwd())]
+    return list(dict.fromkeys(folders))
 
 
 def confirm_protected(verb: str) -> Callable[[dict[str, Any]], Permission | None]:

@@ -185,6 +185,9 @@ class TuibotApp(ChatCommands, WorkCommands, DecisionCommands, LookCommands, App[
     def on_mount(self) -> None:
         self.setup_keys()
         self.composer.focus()
+        ignored = self.settings.ignored_project
+        if ignored is not None:  # a ./tuibot.toml left out: say so, and how to use it
+            self.notify(ignored.notice(), severity="warning", markup=False, timeout=15)
 
     def on_ready(self) -> None:
         """The first frame is on the terminal: only now build the engine and watch the
