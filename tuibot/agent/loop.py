@@ -11,7 +11,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from tuibot.agent.calls import CallAccumulator, PendingCall, new_call_id, parse_arguments
@@ -382,5 +382,5 @@ async def _confirmed_execute(turn: Turn, call: PendingCall, arguments: dict) -> 
         allowed, reason = await turn.approve(call.id, call.name, arguments, prompt)
         if not allowed:
             return ToolResult(False, f"Denied by the user: {reason}. {DENIED_HINT}")
-    with use_scope(turn.scope):
+    with use_scope(replace(turn.scope, call_id=call.id)):
         return await turn.tools.execute(call.name, arguments)

@@ -157,12 +157,16 @@ class DelegationManager:
         bot: str | None,
         reason: str,
         continues: str | None,
+        tool_call: str | None = None,
     ) -> dict[str, Any]:
-        """Record the work and start it (or ask to); returns the tool's answer at once."""
+        """Record the work and start it (or ask to); returns the tool's answer at once.
+
+        ``tool_call`` is the id of the ``delegate`` call, kept in the record's parent."""
         if not task.strip():
             raise DelegationRefused("task is empty: say what to do, with everything it needs")
+        parent = Parent(chat, turn, tool_call)
         if continues:
-            return self._continue(chat, turn, giver, task, limits, continues)
+            return self._continue(parent, giver, task, limits, continues)
         target = self.engine.bots.require(bot) if bot else self.engine.bots.require(giver)
         needs_human = target.name != giver and not self.engine.bots.owns(giver, target.name)
         if needs_human and not reason.strip():
@@ -171,7 +175,7 @@ class DelegationManager:
             )
         self._check_caps(chat)
         record = Delegation.new(
-            parent=Parent(chat, turn),
+            parent=parent,
             giver_bot=giver,
             bot=target.name,
             task=task.strip(),
@@ -189,9 +193,10 @@ class DelegationManager:
         return {"delegation": record.id, "status": record.status, "note": NOTE}
 
     def _continue(
-        self, chat: str, turn: str, giver: str, task: str, limits: Limits, earlier: str
+        self, parent: Parent, giver: str, task: str, limits: Limits, earlier: str
     ) -> dict[str, Any]:
         """More work for an earlier delegation of the same chat (its task chat keeps history)."""
+        chat = parent.chat
         record = self.journal.get(earlier)
         if record is None or record.parent.chat != chat:
             raise DelegationRefused(f"no delegation {earlier} was given by this chat")
@@ -203,7 +208,7 @@ class DelegationManager:
             return {"delegation": record.id, "status": record.status, "note": NOTE}
         self._check_caps(chat)
         fresh = Delegation.new(
-            parent=Parent(chat, turn),
+            parent=parent,
             giver_bot=giver,
             bot=record.bot,
             task=task.strip(),
