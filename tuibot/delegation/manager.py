@@ -417,6 +417,7 @@ class DelegationManager:
         while True:
             live = self._live.setdefault(delegation_id, _Live())
             await live.resume.wait()
+            self.journal.refresh()  # cancelled from the shell: it stops here
             record = self.journal.get(delegation_id)
             if record is None or not record.is_open:
                 raise asyncio.CancelledError
