@@ -393,3 +393,25 @@ async def test_every_input_is_a_task_and_delegated_work_is_a_child_task(
     assert ("[tuibot] Assistant gives you this task: Draft the", "paused") in states
     notice_task = next(t for t in board.all() if t.title.startswith("[tuibot] The work"))
     assert notice_task.chat == chat and notice_task.state == "done"
+
+
+async def test_a_record_names_the_delegate_call_that_gave_the_work(
+    server: ScriptedServer, hermetic: Path
+) -> None:
+    engine = make_engine(server)
+    Script(
+        server,
+        [
+            ("Plan a trip", delegate_call("Find hotels.", TEN_MIN, call_id="call_7f3a")),
+            ('"status": "queued"', text("Asked a helper.")),
+            ("gives you this task: Find hotels.", text("Hotel A.")),
+            ("is done.", text("Hotel A it is.")),
+        ],
+    )
+    chat = engine.new_chat(bot="Assistant").id
+    await ask(engine, chat, "Plan a trip")
+    await settle(engine, chat)
+    [record] = engine.delegations.given_by(chat)
+    assert record.parent.tool_call == "call_7f3a"
+    assert record.to_json()["parent"]["toolCallId"] == "call_7f3a"
+    await engine.close()

@@ -66,7 +66,7 @@ class AskOptions:
     max_time: float = 1800.0
     """Seconds for the whole ask, delegated work included."""
     max_steps: int = 100
-    """Model calls of the ask's own chat."""
+    """Model calls of the ask's chat and all work below it."""
     max_micros: int = 5_000_000
     """Cost of the ask's chat and all work below it, in micro-USD."""
 

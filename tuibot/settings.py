@@ -201,8 +201,16 @@ class DelegationSettings:
     """Open delegations in all chats together."""
     approval_timeout: float = field(default=900.0, metadata=rules(gt=0))
     """Seconds a delegation request (authorize, continue at a limit) waits; then denied."""
+    max_open_per_tree: int = field(default=32, metadata=rules(ge=1, le=10000))
+    """Open delegations below one person's chat, at every depth (the open-delegation cap)."""
     loop_repeats: int = field(default=3, metadata=rules(ge=2, le=100))
     """The identical tool call this many times in a row pauses the work as a loop."""
+    tree_steps: int = field(default=500, metadata=rules(ge=1))
+    """Model calls of a person's chat and all work below it in one run; then it asks."""
+    tree_budget_micros: int = field(default=5_000_000, metadata=rules(ge=1))
+    """Cost in micro-USD of a person's chat and all work below it in one run; then it asks."""
+    tree_time: float = field(default=3600.0, metadata=rules(gt=0))
+    """Seconds a run of a person's chat and the work below it may take; then it asks."""
 
 
 @dataclass(frozen=True)

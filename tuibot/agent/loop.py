@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from tuibot.agent.calls import PendingCall, parse_arguments
@@ -313,5 +313,5 @@ async def _confirmed_execute(turn: Turn, call: PendingCall, arguments: dict) -> 
         allowed, reason = await turn.approve(call.id, call.name, arguments, permission)
         if not allowed:
             return ToolResult(False, f"Denied by the user: {reason}. {DENIED_HINT}")
-    with use_scope(turn.scope):
+    with use_scope(replace(turn.scope, call_id=call.id)):
         return await turn.tools.execute(call.name, arguments)

@@ -44,7 +44,7 @@ class BadInput(Exception):
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
-    """Register ``tuibot delegations [list|show ID]``."""
+    """Register ``tuibot delegations [list|show ID|cancel ID]``."""
     parser = subparsers.add_parser(
         "delegations",
         help="list delegated work or show one delegation",
@@ -68,19 +68,31 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "delegation", metavar="ID", help="a delegation id or a unique prefix ('dlg_' optional)"
     )
     show.add_argument("--json", action="store_true", help="print the record as JSON")
+    stop = actions.add_parser(
+        "cancel", help="stop one delegation and the work below it; its giver is told"
+    )
+    stop.add_argument("delegation", metavar="ID", help="a delegation id or a unique prefix")
+    stop.add_argument("--reason", default="", help="why (kept in the record and the notice)")
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run ``delegations list`` or ``show``; 0 ok, 1 journal unreadable, 2 bad id."""
+    """Run ``delegations list``, ``show`` or ``cancel``; 0 ok, 1 journal unreadable (or
+    nothing to cancel), 2 bad id."""
     from tuibot.paths import DataPaths
     from tuibot.store.chats import ChatNotFound, InvalidChatId
     from tuibot.store.jsonl import StorageError
 
     paths = DataPaths.default()
     as_json = bool(getattr(args, "json", False))
-    showing = getattr(args, "delegations_action", None) == "show"
+    action = getattr(args, "delegations_action", None)
+    showing = action == "show"
     try:
+        if action == "cancel":
+            from tuibot.commands.delegation_cancel import cancel
+
+            _id_prefix(args.delegation)
+            return cancel(paths, args.delegation, args.reason)
         if showing:
             _id_prefix(args.delegation)  # a typo is reported before any journal warning
         records = _read(paths.delegations)

@@ -138,6 +138,12 @@ class DelegationJournal:
         with self._failing("load", "delegations"), self._locked():
             return self._read()
 
+    def refresh(self) -> None:
+        """Read what other processes wrote since we last looked (a ``stat`` when nothing
+        changed), e.g. a ``tuibot delegations cancel`` from the shell."""
+        with self._failing("load", "delegations"), self._locked():
+            self._refresh()
+
     def get(self, delegation_id: str) -> Delegation | None:
         return self._records.get(delegation_id)
 

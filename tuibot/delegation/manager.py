@@ -27,13 +27,13 @@ import contextlib
 import json
 import logging
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from tuibot.approvals import Decision
 from tuibot.delegation.journal import DelegationConflict, DelegationJournal
 from tuibot.delegation.records import Delegation, Limits, Parent, Pause, Usage
+from tuibot.delegation.tree_limits import RootLimits, TreeBudgets, TreeLimits, ask_person
 from tuibot.events import DelegationChanged, Notice, TurnFinished
 from tuibot.events import Usage as TurnUsage
 from tuibot.store.jsonl import StorageError
@@ -74,22 +74,6 @@ class _Live:
     """Messages for the task chat that the running turn reads at its next step."""
 
 
-@dataclass
-class RootLimits:
-    """Limits on a person's own chat and all work below it (``ask --max-steps/--max-usd``).
-
-    Nobody can be asked when one is reached, so ``on_limit`` is told and decides (``ask``
-    stops everything and exits 4).
-    """
-
-    steps: int | None
-    budget_micros: int | None
-    on_limit: Callable[[str], None]
-    used_steps: int = 0
-    used_micros: int = 0
-    reached: str | None = None
-
-
 class DelegationManager:
     """Starts, limits, pauses, ends and cancels delegated work for one engine."""
 
@@ -105,7 +89,8 @@ class DelegationManager:
         self._pulse: asyncio.Future[None] | None = None
         """Resolved (and replaced) at every change, for :meth:`wait_until_settled`."""
         self._recent_calls: dict[str, list[str]] = {}
-        self._roots: dict[str, RootLimits] = {}
+        self.trees = TreeBudgets(engine, self._ask_about_tree)
+        """Bounds on each whole tree (``ask``'s ``--max-*``, or the settings' per chat)."""
         self.closing = False
         """Set when the engine shuts down: turns stop, but the work stays as recorded."""
 
@@ -172,12 +157,16 @@ class DelegationManager:
         bot: str | None,
         reason: str,
         continues: str | None,
+        tool_call: str | None = None,
     ) -> dict[str, Any]:
-        """Record the work and start it (or ask to); returns the tool's answer at once."""
+        """Record the work and start it (or ask to); returns the tool's answer at once.
+
+        ``tool_call`` is the id of the ``delegate`` call, kept in the record's parent."""
         if not task.strip():
             raise DelegationRefused("task is empty: say what to do, with everything it needs")
+        parent = Parent(chat, turn, tool_call)
         if continues:
-            return self._continue(chat, turn, giver, task, limits, continues)
+            return self._continue(parent, giver, task, limits, continues)
         target = self.engine.bots.require(bot) if bot else self.engine.bots.require(giver)
         needs_human = target.name != giver and not self.engine.bots.owns(giver, target.name)
         if needs_human and not reason.strip():
@@ -186,7 +175,7 @@ class DelegationManager:
             )
         self._check_caps(chat)
         record = Delegation.new(
-            parent=Parent(chat, turn),
+            parent=parent,
             giver_bot=giver,
             bot=target.name,
             task=task.strip(),
@@ -204,9 +193,10 @@ class DelegationManager:
         return {"delegation": record.id, "status": record.status, "note": NOTE}
 
     def _continue(
-        self, chat: str, turn: str, giver: str, task: str, limits: Limits, earlier: str
+        self, parent: Parent, giver: str, task: str, limits: Limits, earlier: str
     ) -> dict[str, Any]:
         """More work for an earlier delegation of the same chat (its task chat keeps history)."""
+        chat = parent.chat
         record = self.journal.get(earlier)
         if record is None or record.parent.chat != chat:
             raise DelegationRefused(f"no delegation {earlier} was given by this chat")
@@ -218,7 +208,7 @@ class DelegationManager:
             return {"delegation": record.id, "status": record.status, "note": NOTE}
         self._check_caps(chat)
         fresh = Delegation.new(
-            parent=Parent(chat, turn),
+            parent=parent,
             giver_bot=giver,
             bot=record.bot,
             task=task.strip(),
@@ -283,6 +273,12 @@ class DelegationManager:
             raise DelegationRefused(
                 f"this chat already has {settings.max_live_per_chat} live delegations "
                 "(delegation.max_live_per_chat); wait for results or cancel some"
+            )
+        below = self.tree(self.root_chat(chat))
+        if len([d for d in below if d.is_open]) >= settings.max_open_per_tree:
+            raise DelegationRefused(
+                f"{settings.max_open_per_tree} delegations are open below this person's chat "
+                "(delegation.max_open_per_tree); wait for results or cancel some"
             )
         if len(live) >= settings.max_live_total:
             raise DelegationRefused(
@@ -366,17 +362,15 @@ class DelegationManager:
     # -- hooks for task-chat turns --------------------------------------------------
 
     def limit_root(self, chat: str, limits: RootLimits) -> None:
-        """Put ``limits`` on ``chat``'s own model calls and the cost of all work below it."""
-        self._roots[chat] = limits
+        """Bound ``chat`` and all work below it: model calls, cost (``ask --max-*``)."""
+        self.trees.set(chat, limits)
 
     def hooks_for(self, chat: str) -> tuple[StepHook | None, UsageHook | None, ToolsHook | None]:
         """The limit hooks of a turn in ``chat``: before each model call, after each
-        call's usage, before running the calls' tools (none for a plain chat)."""
+        call's usage, before running the calls' tools."""
         record = self.working_in(chat)
-        if record is None and chat in self._roots:
-            return (*self._root_hooks(chat, self._roots[chat]), None)
-        if record is None or not record.is_open:
-            return None, None, None
+        if record is None or not record.is_open:  # a person's chat, or work that ended
+            return (*self._tree_hooks(chat), None)
         delegation_id = record.id
 
         async def before_step(turn: Turn) -> list[dict[str, Any]]:
@@ -390,6 +384,26 @@ class DelegationManager:
 
         return before_step, on_usage, before_tools
 
+    def _tree_hooks(self, chat: str) -> tuple[StepHook, UsageHook]:
+        """A chat with no open work of its own: its steps and cost count for the tree."""
+
+        async def before_step(turn: Turn) -> list[dict[str, Any]]:
+            path = self._path_up(chat)
+            fresh = turn.rounds == 0 and not (turn.history and turn.history[-1].get("notice"))
+            if fresh and len(path) == 1 and not any(d.is_open for d in self.tree(chat)):
+                self.trees.new_run(chat)  # a person's input into an idle tree: a new run
+            while not self.trees.try_step(path):
+                await self.trees.wait(path)
+            return []
+
+        def on_usage(usage: TurnUsage) -> None:
+            self.trees.add_cost(self._path_up(chat), usage.cost_micros)
+
+        return before_step, on_usage
+
+    def _ask_about_tree(self, chat: str, limits: TreeLimits) -> None:
+        self._spawn(ask_person(self.engine, chat, limits), f"tree bound {chat}")
+
     async def _wait_resumed(self, delegation_id: str) -> None:
         """Hold an answer that came back during a pause: its tools run only once allowed."""
         live = self._live.setdefault(delegation_id, _Live())
@@ -398,38 +412,22 @@ class DelegationManager:
         if record is None or not record.is_open:
             raise asyncio.CancelledError
 
-    def _root_hooks(self, chat: str, root: RootLimits) -> tuple[StepHook, UsageHook]:
-        async def before_step(turn: Turn) -> list[dict[str, Any]]:
-            if root.steps is not None and root.used_steps >= root.steps:
-                self._root_reached(root, "steps")
-            elif root.budget_micros is not None and root.used_micros >= root.budget_micros:
-                self._root_reached(root, "budget")
-            if root.reached:  # on_limit stops the work; this turn takes no step past it
-                raise asyncio.CancelledError
-            root.used_steps += 1
-            return []
-
-        def on_usage(usage: TurnUsage) -> None:
-            root.used_micros += max(usage.cost_micros, 0)
-
-        return before_step, on_usage
-
-    def _root_reached(self, root: RootLimits, limit: str) -> None:
-        if root.reached is None:
-            root.reached = limit
-            root.on_limit(limit)
-
     async def _before_step(self, delegation_id: str, turn: Turn) -> list[dict[str, Any]]:
         """Wait out a pause, enforce steps, budget and loops, count the step."""
         while True:
             live = self._live.setdefault(delegation_id, _Live())
             await live.resume.wait()
+            self.journal.refresh()  # cancelled from the shell: it stops here
             record = self.journal.get(delegation_id)
             if record is None or not record.is_open:
                 raise asyncio.CancelledError
             over = self._over_limit(record) or self._looping(delegation_id, turn)
             if over is None:
-                break
+                path = self._path_up(turn.chat)
+                if self.trees.try_step(path):
+                    break
+                await self.trees.wait(path)  # the whole tree is at a bound
+                continue
             at, limit = over
             self._pause(at, limit)
             if live.resume.is_set():  # the work above was paused already: wait with it
@@ -491,20 +489,15 @@ class DelegationManager:
         if cost <= 0:
             return
         current = self.journal.get(delegation_id)
-        above = current.parent.chat if current else ""
+        if current is not None and current.chat:
+            self.trees.add_cost(self._path_up(current.chat), cost)
         while current is not None and current.is_open:
             usage = replace(current.usage, cost_micros=current.usage.cost_micros + cost)
             try:
                 self._save(current, usage=usage)
             except (DelegationConflict, StorageError) as error:  # a call's answer is kept
                 self._report(f"the cost of a model call was not recorded: {error}")
-            above = current.parent.chat
-            current = self.working_in(above)
-        root = self._roots.get(above)
-        if root is not None:
-            root.used_micros += cost
-            if root.budget_micros is not None and root.used_micros >= root.budget_micros:
-                self._root_reached(root, "budget")
+            current = self.working_in(current.parent.chat)
 
     async def _deadline(self, delegation_id: str) -> None:
         """Pause the work when its time is up, even if no turn is running."""
@@ -852,14 +845,16 @@ class DelegationManager:
 
     def root_chat(self, chat: str) -> str:
         """The person's chat at the top of the tree ``chat`` belongs to."""
-        seen: set[str] = set()
-        while chat not in seen:
-            seen.add(chat)
-            record = self.working_in(chat)
-            if record is None:
-                return chat
-            chat = record.parent.chat
-        return chat
+        return self._path_up(chat)[-1]
+
+    def _path_up(self, chat: str) -> list[str]:
+        """``chat`` and the chats above it, up to the person's chat at the top."""
+        path = [chat]
+        record = self.working_in(chat)
+        while record is not None and record.parent.chat not in path:
+            path.append(record.parent.chat)
+            record = self.working_in(record.parent.chat)
+        return path
 
     def _save(self, record: Delegation, **changes: Any) -> Delegation:
         """Write a change on top of the latest revision and tell the front ends."""

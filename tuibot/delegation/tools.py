@@ -122,6 +122,7 @@ async def delegate(
         bot=bot or None,
         reason=reason,
         continues=delegation or None,
+        tool_call=scope.call_id or None,
     )
     return _answer(answer)
 

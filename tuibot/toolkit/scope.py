@@ -43,6 +43,9 @@ class ToolScope:
     """The turn's id."""
     bot: str = ""
     """The bot the turn speaks as."""
+    call_id: str = ""
+    """The id of the tool call now running ("" outside one), e.g. for a delegation's
+    record to name the ``delegate`` call that gave the work."""
     services: Any = None
     """Engine services for the engine's own tools (memory, delegation); None in tests
     that run plugins alone."""
