@@ -349,3 +349,33 @@ async def test_a_redirect_to_another_host_is_not_followed(server: ScriptedServer
         httpd.server_close()
     assert result.startswith("Error:") and "not followed" in result
     assert hits == [f"127.0.0.1:{port}/start"]
+
+
+async def test_grep_does_not_read_secret_looking_files(server: ScriptedServer) -> None:
+    """A search for ``KEY`` must not hand the model what ``read_file`` would ask about."""
+    workspace = Path.cwd()
+    (workspace / ".env").write_text("API_KEY=sk-live-secret\n", encoding="utf-8")
+    (workspace / "keys").mkdir()
+    (workspace / "keys" / "server.pem").write_text("API_KEY=pem-secret\n", encoding="utf-8")
+    (workspace / "notes.txt").write_text("API_KEY goes in .env\n", encoding="utf-8")
+    engine = make_engine(server)
+    result = await engine.tools.execute("grep", {"pattern": "API_KEY"})
+    await engine.close()
+    assert "sk-live-secret" not in result.output and "pem-secret" not in result.output
+    assert "notes.txt:1:API_KEY goes in .env" in result.output
+    assert "2 secret-looking" in result.output
+
+
+async def test_a_person_s_chat_stops_a_model_repeating_one_call(server: ScriptedServer) -> None:
+    """It ran the same list_dir ten times until the round limit; now twice, then no more."""
+    server.responder = lambda body: tool_calls([("list_dir", '{"path": "."}')])
+    engine = make_engine(server)
+    seen = Recorder(engine)
+    outcome = await ask(engine, engine.new_chat().id, "look around")
+    await engine.close()
+    finished = seen.of(ToolFinished)
+    ran = [f for f in finished if f.ok]
+    refused = [f for f in finished if not f.ok]
+    assert len(ran) == 2 and len(refused) == 1 and "Not run" in refused[0].output
+    assert outcome.status == "round_limit" and "I stopped" in outcome.text
+    assert len([r for r in server.requests if r.path.endswith("/chat/completions")]) == 4

@@ -4,7 +4,9 @@ Output reads like ``grep -n``: ``path:line:text`` for a match and ``path-line-te
 context, groups separated by ``--``. The same walk as ``find_files`` keeps it inside the
 workspace; binary files (a NUL byte in the first 8 KB) and files over 5 MB are skipped
 and counted; pipes, sockets and devices are never opened (a read from one could block
-forever); bad UTF-8 never stops a search; long lines are cut; the whole answer is capped
+forever); secret-looking files (``tools.secret_files``: ``.env``, keys…) are skipped and
+counted, since their lines would reach the model without the question ``read_file`` asks;
+bad UTF-8 never stops a search; long lines are cut; the whole answer is capped
 so a common word in a big tree cannot flood the context.
 """
 
@@ -17,6 +19,7 @@ from typing import Annotated
 
 from tuibot import Param, resolve_in_workspace, tool
 from tuibot.toolkit.beneath import NotRegularFile, SymlinkInPath
+from tuibot.toolkit.permits import is_secret_file
 from tuibot.toolkit.walk import Found, Walk, glob_matcher
 from tuibot.toolkit.workspace import current_workspace
 
@@ -70,6 +73,9 @@ def grep(
         for found in walk.files():
             if matcher and not matcher.match(_relative_to_base(found.path, base)):
                 continue
+            if is_secret_file(found.path):  # its lines would reach the model unasked
+                search.secret += 1
+                continue
             search.file(found, walk.relative(found.path))
             if search.full:
                 break
@@ -98,6 +104,7 @@ class _Search:
         self.skipped_large = 0
         self.unreadable = 0
         self.special = 0
+        self.secret = 0
         self.full = False
         """Set once ``limit`` matches or the byte cap are reached; the search stops."""
 
@@ -172,6 +179,8 @@ class _Search:
         special = self.special + len(walk.skipped_special)
         if special:
             skipped.append(f"{special} not regular (pipe, socket or device)")
+        if self.secret:
+            skipped.append(f"{self.secret} secret-looking (read_file reads one after asking)")
         if skipped:
             notes.append(f"[skipped files: {', '.join(skipped)}]")
         if walk.skipped_outside:

@@ -46,7 +46,7 @@ from tuibot.visible import visible
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_MODEL, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 EXIT_STOPPED = 4
 """The work stopped at a limit, or on a human decision ``ask`` could not get."""
-LIMIT_KINDS = ("delegations.continue",)
+LIMIT_KINDS = ("delegations.continue", "delegations.tree_limit")
 """Requests to go past a limit: ``--yes`` alone does not allow them."""
 DIM, RESET = "\x1b[2m", "\x1b[0m"
 

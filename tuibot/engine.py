@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from tuibot.agent.context import build_system_prompt
 from tuibot.agent.loop import Turn, run_turn
+from tuibot.agent.repeats import RepeatGuard
 from tuibot.approvals import ApprovalQueue, Decision
 from tuibot.bots import Bot, BotDirectory
 from tuibot.delegation.journal import DelegationJournal
@@ -544,6 +545,7 @@ class Engine:
             before_step=before_step,
             on_usage=on_usage,
             before_tools=before_tools,
+            repeats=None if before_tools else RepeatGuard(self.settings.delegation.loop_repeats),
             prompt_tools=self._prompt_tools,
         )
 

@@ -204,7 +204,8 @@ class DelegationSettings:
     max_open_per_tree: int = field(default=32, metadata=rules(ge=1, le=10000))
     """Open delegations below one person's chat, at every depth (the open-delegation cap)."""
     loop_repeats: int = field(default=3, metadata=rules(ge=2, le=100))
-    """The identical tool call this many times in a row pauses the work as a loop."""
+    """The identical tool call this many times in a row pauses delegated work as a loop;
+    in a person's own chat the calls are not run (once more ends the turn)."""
     tree_steps: int = field(default=500, metadata=rules(ge=1))
     """Model calls of a person's chat and all work below it in one run; then it asks."""
     tree_budget_micros: int = field(default=5_000_000, metadata=rules(ge=1))

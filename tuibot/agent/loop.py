@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from tuibot.agent.calls import PendingCall, parse_arguments
 from tuibot.agent.model_call import RoundResult, model_round
+from tuibot.agent.repeats import REFUSED, STOPPED, RepeatGuard
 from tuibot.events import (
     Event,
     Notice,
@@ -95,6 +96,8 @@ class Turn:
     """Everything the model said this turn, across finished rounds (kept on cancel)."""
     rounds: int = 0
     """Model calls started so far (read it for a turn that was cancelled)."""
+    repeats: RepeatGuard | None = None
+    """The identical-call guard of a chat with no delegated work to pause (None: off)."""
     prompt_tools: set[str] = field(default_factory=set)
     """Providers found to refuse native ``tools``: their tools go in the prompt. The engine
     shares one set with every turn, so a provider is switched once per process."""
@@ -126,6 +129,12 @@ async def run_turn(turn: Turn) -> TurnFinished:
                 return TurnFinished(
                     turn.chat, turn.turn_id, "completed", turn.answer, total, rounds=turn.rounds
                 )
+            verdict = turn.repeats.check(result.calls) if turn.repeats is not None else "run"
+            if verdict == "stop":
+                return _stopped_repeating(turn, result.calls, total)
+            if verdict == "refuse":
+                _refuse_repeats(turn, result.calls)
+                continue
             if turn.before_tools is not None:
                 await turn.before_tools(turn)
             await _run_calls(turn, result.calls, cut_off=result.finish == "length")
@@ -144,6 +153,36 @@ async def run_turn(turn: Turn) -> TurnFinished:
         error=text,
         rounds=turn.rounds,
     )
+
+
+def _refuse_repeats(turn: Turn, calls: list[PendingCall]) -> None:
+    """Answer repeated calls without running them, so the model sees it repeats itself."""
+    assert turn.repeats is not None
+    text = REFUSED.format(count=turn.repeats.count)
+    for call in calls:
+        arguments = parse_arguments(call.arguments).value or {}
+        turn.emit(ToolStarted(turn.chat, turn.turn_id, call.id, call.name, arguments))
+        _keep(turn, _tagged(turn, _tool_message(call, text)))
+        turn.emit(ToolFinished(turn.chat, turn.turn_id, call.id, call.name, False, text, 0.0))
+
+
+def _stopped_repeating(turn: Turn, calls: list[PendingCall], total: Usage) -> TurnFinished:
+    """End the turn: the model sent the refused calls once more."""
+    names = ", ".join(sorted({call.name for call in calls}))
+    for call in calls:  # every call gets its result, so the history stays well formed
+        _keep(turn, _tagged(turn, _tool_message(call, "Not run: the turn was stopped.")))
+    text = STOPPED.format(names=names)
+    turn.emit(Notice(turn.chat, "warning", f"stopped a loop: the same {names} call again"))
+    _keep(turn, _tagged(turn, {"role": "assistant", "content": text, "status": "loop"}))
+    turn.emit(TextDelta(turn.chat, turn.turn_id, text))
+    return TurnFinished(
+        turn.chat, turn.turn_id, "round_limit", turn.answer + text, total,
+        error=text, rounds=turn.rounds,
+    )  # fmt: skip
+
+
+def _tool_message(call: PendingCall, content: str) -> dict[str, Any]:
+    return {"role": "tool", "tool_call_id": call.id, "name": call.name, "content": content}
 
 
 def _tagged(turn: Turn, message: dict[str, Any]) -> dict[str, Any]:

@@ -184,6 +184,17 @@ class TreeBudgets:
             self._on_reached(chat, limits)
 
 
+def _used_words(state: dict[str, Any]) -> str:
+    """``12 of 500 steps, $0.0040 of $5.0000, 31 s of 3600 s`` (bounds that are set)."""
+    used, limits = state["used"], state["limits"]
+    parts = [f"{used['steps']} of {limits['steps']} steps" if limits["steps"] else ""]
+    if limits["budgetMicros"]:
+        parts.append(f"${used['costMicros'] / 1e6:.4f} of ${limits['budgetMicros'] / 1e6:.4f}")
+    if limits["timeS"]:
+        parts.append(f"{used['timeS']:.0f} s of {limits['timeS']:.0f} s")
+    return ", ".join(part for part in parts if part)
+
+
 async def ask_person(engine: Engine, chat: str, limits: TreeLimits) -> None:
     """A tree at its bound: the person allows it to go on (counts restart) or it stops.
 
@@ -194,7 +205,7 @@ async def ask_person(engine: Engine, chat: str, limits: TreeLimits) -> None:
     state = limits.to_json()
     summary = (
         f"This chat and the work below it reached the tree's {limit} bound "
-        f"(delegation.{FLAGS[limit]}; used {state['used']}). Continue?"
+        f"(delegation.{FLAGS[limit]}; used {_used_words(state)}). Continue?"
     )
     decision = await engine.approvals.ask(
         chat,

@@ -26,6 +26,7 @@ KIND_TITLES = {
     "tool": "Run a tool",
     "delegations.authorize": "First work for another bot",
     "delegations.continue": "Delegated work paused",
+    "delegations.tree_limit": "A chat's work reached its bound",
 }
 
 
