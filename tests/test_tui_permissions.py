@@ -1,0 +1,70 @@
+"""The approvals pane keeps only what the person chose, and nothing for what hides.
+
+``p`` allows a command prefix typed (prefilled) in a prompt; ``c`` and ``a`` on a request
+that hides characters keep nothing and say why, and only ``y`` allows it, once.
+"""
+
+from __future__ import annotations
+
+import pytest
+from engine_helpers import Recorder
+from scripted_server import ScriptedServer
+from test_tui_approvals import (
+    chat_of,
+    exec_responder,
+    finish,
+    record_notifications,
+    request_in,
+    run,
+)
+from tui_helpers import SIZE, make_app, ready, until
+
+from tuibot.events import ApprovalRequested, ToolFinished
+from tuibot.tui.screens.prompt import PromptScreen
+
+
+async def test_p_keeps_a_prefix_that_covers_the_next_command(server: ScriptedServer) -> None:
+    server.responder = exec_responder
+    app = make_app(server)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        engine = app.engine
+        assert engine is not None and engine.approvals.grants is not None
+        seen = Recorder(engine)
+        chat = chat_of(app)
+        await run(app, chat, "echo one")
+        await request_in(pilot, app)
+        await pilot.press("ctrl+g", "p")
+        await until(pilot, lambda: isinstance(app.screen, PromptScreen))
+        await pilot.press("enter")  # the offered prefix: "echo"
+        await until(pilot, lambda: len(seen.of(ToolFinished)) == 1)
+        [grant] = engine.approvals.grants.all()
+        assert (grant.key, grant.scope, grant.chat) == ("exec-prefix:echo", "chat", chat)
+        await run(app, chat, "echo two words")
+        await until(pilot, lambda: len(seen.of(ToolFinished)) == 2)
+        await run(app, chat, "echo x; touch PWNED")  # not plain words after the prefix
+        await until(pilot, lambda: len(seen.of(ApprovalRequested)) == 2)
+        await finish(pilot, app)
+
+
+@pytest.mark.parametrize("key", ["c", "a", "p"])
+async def test_a_request_with_hidden_characters_keeps_no_grant(
+    server: ScriptedServer, monkeypatch: pytest.MonkeyPatch, key: str
+) -> None:
+    server.responder = exec_responder
+    app = make_app(server)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        engine = app.engine
+        assert engine is not None and engine.approvals.grants is not None
+        notes = record_notifications(app, monkeypatch)
+        seen = Recorder(engine)
+        await run(app, chat_of(app), "echo hi\u202e")
+        await request_in(pilot, app)
+        await pilot.press("ctrl+g", key)
+        await until(pilot, lambda: any("Only y (once)" in note for note in notes))
+        assert len(engine.approvals.pending()) == 1  # still waiting: nothing was decided
+        await pilot.press("y")
+        await until(pilot, lambda: len(seen.of(ToolFinished)) == 1)
+        assert engine.approvals.grants.all() == []
+        await finish(pilot, app)
