@@ -7,7 +7,8 @@ open work — the results come back as notices, each starting a turn, and the an
 that follows them is printed too — bounded by ``--max-time``, ``--max-steps`` and
 ``--max-usd``. Exit codes: 0 answered, 1 the turn failed, 2 usage or config error, 3
 the model server is unreachable or rejected the request, 4 the work stopped at a limit
-or on a decision ``ask`` could not get, 130 interrupted.
+or on a decision ``ask`` could not get, 130 interrupted. A chat another tuibot is using
+is waited for (``--wait``, saying so on stderr), then exit 2.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from tuibot.engine import Engine
 from tuibot.events import (
     ApprovalDecided,
     ApprovalRequested,
+    ChatWaiting,
     CommandOutput,
     DelegationChanged,
     Event,
@@ -67,6 +69,8 @@ class AskOptions:
     """Model calls of the ask's own chat."""
     max_micros: int = 5_000_000
     """Cost of the ask's chat and all work below it, in micro-USD."""
+    wait: float = 300.0
+    """Seconds to wait for a chat another process is using, before exit 2."""
 
 
 def build_prompt(argument: str | None, stdin: TextIO) -> str:
@@ -93,7 +97,7 @@ def exit_code(outcome: TurnFinished | CommandOutput) -> int:
         return EXIT_INTERRUPTED
     if outcome.error_kind in ("unreachable", "rejected"):
         return EXIT_MODEL
-    if outcome.error_kind == "config":
+    if outcome.error_kind in ("config", "busy"):
         return EXIT_USAGE
     return EXIT_FAILED
 
@@ -336,6 +340,9 @@ async def run_ask(engine: Engine, options: AskOptions, out: TextIO, err: TextIO)
 
     printer = JsonPrinter(chat, out, in_tree) if options.json else Printer(chat, out, err, in_tree)
     engine.events.listen(printer)
+    engine.chat_locks.wait = options.wait
+    if options.json:  # the JSON stream has the notice; a person watching stderr sees it too
+        engine.events.listen(lambda e: _waiting_on(err, e) if e.chat == chat else None)
     approver = Approver(
         engine,
         root,
@@ -385,6 +392,13 @@ async def run_ask(engine: Engine, options: AskOptions, out: TextIO, err: TextIO)
 
 
 _FLAG = {"time": "time", "steps": "steps", "budget": "usd"}
+
+
+def _waiting_on(err: TextIO, event: Event) -> None:
+    """``--json``: the wait for a chat another process is using, said on stderr too."""
+    if isinstance(event, ChatWaiting):
+        err.write(f"tuibot: {event.message}\n")
+        err.flush()
 
 
 def _note(engine: Engine, chat: str, text: str) -> None:
