@@ -56,7 +56,7 @@ def test_three_processes_on_one_chat_take_turns(server: ScriptedServer) -> None:
 
 def test_a_waiting_process_says_who_holds_the_chat(server: ScriptedServer) -> None:
     chat = chat_store().create(title="shared").id
-    server.enqueue(silent(3), text("second"))
+    server.enqueue(silent(60), text("second"))
     first = start(ask_argv(server, "--chat", chat, "first"))
     server.wait_for_requests(1, timeout=20)  # the first holds the chat, waiting on the model
 
@@ -74,7 +74,7 @@ def test_a_waiting_process_says_who_holds_the_chat(server: ScriptedServer) -> No
 
 def test_past_the_wait_ask_exits_2_and_stores_nothing(server: ScriptedServer) -> None:
     chat = chat_store().create(title="shared").id
-    server.enqueue(silent(5))
+    server.enqueue(silent(60))
     holder = start(ask_argv(server, "--chat", chat, "first"))
     try:
         server.wait_for_requests(1, timeout=20)

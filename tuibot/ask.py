@@ -5,10 +5,11 @@ The answer streams to stdout; status (tool calls, notices) goes to stderr, so
 object per line instead. When the bot delegates, ``ask`` waits until its chat has no
 open work — the results come back as notices, each starting a turn, and the answer
 that follows them is printed too — bounded by ``--max-time``, ``--max-steps`` and
-``--max-usd``. Exit codes: 0 answered, 1 the turn failed, 2 usage or config error, 3
-the model server is unreachable or rejected the request, 4 the work stopped at a limit
-or on a decision ``ask`` could not get, 130 interrupted. A chat another tuibot is using
-is waited for (``--wait``, saying so on stderr), then exit 2.
+``--max-usd``. Known secrets (API keys) are masked in everything printed, as in the
+stored chat (see :mod:`tuibot.masking`). Exit codes: 0 answered, 1 the turn failed, 2
+usage or config error, 3 the model server is unreachable or rejected the request, 4 the
+work stopped at a limit or on a decision ``ask`` could not get, 130 interrupted. A chat
+another tuibot is using is waited for (``--wait``, saying so on stderr), then exit 2.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ from tuibot.events import (
     ToolStarted,
     TurnFinished,
 )
+from tuibot.masking import Masked, mask_event
 from tuibot.slash import is_command
 from tuibot.toolkit.threads import run_in_daemon_thread
 
@@ -339,7 +341,7 @@ async def run_ask(engine: Engine, options: AskOptions, out: TextIO, err: TextIO)
         return bool(chat) and manager.root_chat(other) == root
 
     printer = JsonPrinter(chat, out, in_tree) if options.json else Printer(chat, out, err, in_tree)
-    engine.events.listen(printer)
+    engine.events.listen(Masked(printer))  # known secrets never printed, as in the chat file
     engine.chat_locks.wait = options.wait
     if options.json:  # the JSON stream has the notice; a person watching stderr sees it too
         engine.events.listen(lambda e: _waiting_on(err, e) if e.chat == chat else None)
@@ -350,7 +352,7 @@ async def run_ask(engine: Engine, options: AskOptions, out: TextIO, err: TextIO)
         interactive=sys.stdin.isatty() and err.isatty(),
         continue_at_limits=options.continue_at_limits,
     )
-    engine.events.listen(approver)
+    engine.events.listen(lambda event: approver(mask_event(event)))  # its prompt is printed
     last: list[TurnFinished] = []
     engine.events.listen(
         lambda event: (
