@@ -5,9 +5,11 @@ The answer streams to stdout; status (tool calls, notices) goes to stderr, so
 object per line instead. When the bot delegates, ``ask`` waits until its chat has no
 open work — the results come back as notices, each starting a turn, and the answer
 that follows them is printed too — bounded by ``--max-time``, ``--max-steps`` and
-``--max-usd``. Exit codes: 0 answered, 1 the turn failed, 2 usage or config error, 3
-the model server is unreachable or rejected the request, 4 the work stopped at a limit
-or on a decision ``ask`` could not get, 130 interrupted.
+``--max-usd``. Known secrets (API keys) are masked in everything printed, as in the
+stored chat (see :mod:`tuibot.masking`). Exit codes: 0 answered, 1 the turn failed, 2
+usage or config error, 3 the model server is unreachable or rejected the request, 4 the
+work stopped at a limit or on a decision ``ask`` could not get, 130 interrupted. A chat
+another tuibot is using is waited for (``--wait``, saying so on stderr), then exit 2.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from tuibot.engine import Engine
 from tuibot.events import (
     ApprovalDecided,
     ApprovalRequested,
+    ChatWaiting,
     CommandOutput,
     DelegationChanged,
     Event,
@@ -38,6 +41,7 @@ from tuibot.events import (
     ToolStarted,
     TurnFinished,
 )
+from tuibot.masking import Masked, mask_event
 from tuibot.request_text import answer_choices, chosen_grant, request_lines
 from tuibot.slash import is_command
 from tuibot.toolkit.threads import run_in_daemon_thread
@@ -69,6 +73,8 @@ class AskOptions:
     """Model calls of the ask's chat and all work below it."""
     max_micros: int = 5_000_000
     """Cost of the ask's chat and all work below it, in micro-USD."""
+    wait: float = 300.0
+    """Seconds to wait for a chat another process is using, before exit 2."""
 
 
 def build_prompt(argument: str | None, stdin: TextIO) -> str:
@@ -95,7 +101,7 @@ def exit_code(outcome: TurnFinished | CommandOutput) -> int:
         return EXIT_INTERRUPTED
     if outcome.error_kind in ("unreachable", "rejected"):
         return EXIT_MODEL
-    if outcome.error_kind == "config":
+    if outcome.error_kind in ("config", "busy"):
         return EXIT_USAGE
     return EXIT_FAILED
 
@@ -363,7 +369,10 @@ async def run_ask(engine: Engine, options: AskOptions, out: TextIO, err: TextIO)
         return bool(chat) and manager.root_chat(other) == root
 
     printer = JsonPrinter(chat, out, in_tree) if options.json else Printer(chat, out, err, in_tree)
-    engine.events.listen(printer)
+    engine.events.listen(Masked(printer))  # known secrets never printed, as in the chat file
+    engine.chat_locks.wait = options.wait
+    if options.json:  # the JSON stream has the notice; a person watching stderr sees it too
+        engine.events.listen(lambda e: _waiting_on(err, e) if e.chat == chat else None)
     approver = Approver(
         engine,
         root,
@@ -371,7 +380,7 @@ async def run_ask(engine: Engine, options: AskOptions, out: TextIO, err: TextIO)
         interactive=sys.stdin.isatty() and err.isatty(),
         continue_at_limits=options.continue_at_limits,
     )
-    engine.events.listen(approver)
+    engine.events.listen(lambda event: approver(mask_event(event)))  # its prompt is printed
     last: list[TurnFinished] = []
     engine.events.listen(
         lambda event: (
@@ -413,6 +422,13 @@ async def run_ask(engine: Engine, options: AskOptions, out: TextIO, err: TextIO)
 
 
 _FLAG = {"time": "time", "steps": "steps", "budget": "usd"}
+
+
+def _waiting_on(err: TextIO, event: Event) -> None:
+    """``--json``: the wait for a chat another process is using, said on stderr too."""
+    if isinstance(event, ChatWaiting):
+        err.write(f"tuibot: {event.message}\n")
+        err.flush()
 
 
 def _note(engine: Engine, chat: str, text: str) -> None:

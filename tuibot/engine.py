@@ -28,6 +28,7 @@ from tuibot.delegation.journal import DelegationJournal
 from tuibot.delegation.manager import DelegationManager
 from tuibot.delegation.tools import BUILTIN_TOOLS
 from tuibot.events import (
+    ChatWaiting,
     CommandOutput,
     Event,
     EventStream,
@@ -50,6 +51,7 @@ from tuibot.settings import ConfigError, ProviderSettings, Settings
 from tuibot.skills.catalog import SkillCatalog
 from tuibot.skills.loader import SkillProblem, default_roots
 from tuibot.slash import SlashContext, is_command, run_command
+from tuibot.store.chat_lock import ChatInUse, ChatLocks, in_use_message
 from tuibot.store.chats import ChatMeta, ChatNotFound, ChatStore
 from tuibot.store.jsonl import LineProblem, StorageError
 from tuibot.store.traces import TraceLog
@@ -122,6 +124,8 @@ class Engine:
         self.paths = paths or DataPaths.default()
         self.events = EventStream()
         self.chats = ChatStore(self.paths.chats)
+        self.chat_locks = ChatLocks(self.chats.path, self._chat_waiting)
+        """One turn per chat across processes; front ends set its ``wait``."""
         self.bots = BotDirectory(settings, self.paths.bots)
         for problem in self.bots.problems:
             log.warning("created bots: %s", problem)
@@ -401,8 +405,32 @@ class Engine:
         await asyncio.gather(*(_ended(handle) for handle in others), return_exceptions=True)
 
     def note_in_history(self, chat: str, text: str) -> None:
-        """Put a notice into a chat's history without starting a turn (a late result)."""
-        self.chats.append(chat, [{"role": "user", "content": text, "notice": True}])
+        """Put a notice into a chat's history without starting a turn (a late result).
+
+        It goes in between turns, never into one (of this process or another), where it
+        would split a tool call from its results: now when the chat is free, else later.
+        """
+        message = {"role": "user", "content": text, "notice": True}
+        state = self._states.get(chat)
+        if state is None or not state.lock.locked():
+            with self.chat_locks.hold_if_free(chat) as free:
+                if free:
+                    self.chats.append(chat, [message])
+                    return
+        self._spawn(self._note_between_turns(chat, message))
+
+    async def _note_between_turns(self, chat: str, message: dict[str, Any]) -> None:
+        """Append ``message`` once the running turn (here or elsewhere) has ended."""
+        state = self._states.setdefault(chat, ChatState())
+        try:
+            async with state.lock, self.chat_locks.hold(chat):
+                self.chats.append(chat, [message])
+        except (ChatInUse, ChatNotFound, StorageError) as error:
+            self.events.publish(Notice(chat, "warning", f"a late notice was not stored: {error}"))
+
+    def _chat_waiting(self, chat: str, holder: Holder) -> None:
+        """Tell the front end that a turn waits for a chat another process holds."""
+        self.events.publish(ChatWaiting(chat, "warning", in_use_message(chat, holder), holder.pid))
 
     def _spawn(self, coro: Coroutine[Any, Any, Any]) -> None:
         task = asyncio.get_running_loop().create_task(coro)
@@ -426,9 +454,18 @@ class Engine:
             self._abandon(chat, state, text, future)
             raise
         state.inbox.remove(text)
+        state.running = asyncio.current_task()  # an interrupt also ends a wait for the chat
         try:
-            await self._locked_turn(chat, state, text, future, notice)
+            async with self.chat_locks.hold(chat):  # and across processes
+                await self._locked_turn(chat, state, text, future, notice)
+        except ChatInUse as error:
+            failed = self._failure(chat, "", str(error), "busy")
+            self._finish(failed, None, text, time.time(), future)
+        except asyncio.CancelledError:  # while waiting for another process: never started
+            self._abandon(chat, state, text, future)
+            raise
         finally:
+            state.running = None
             state.lock.release()
             if not future.done():  # never leave a caller waiting, whatever happened
                 future.set_exception(RuntimeError("the turn ended without a result"))

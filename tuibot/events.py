@@ -125,6 +125,15 @@ class Notice(Event):
 
 
 @dataclass(frozen=True)
+class ChatWaiting(Notice):
+    """A turn waits for a chat another process is using (a warning, shown as any notice;
+    ``ask --json`` also says it on stderr)."""
+
+    holder_pid: int = 0
+    """The process that holds the chat."""
+
+
+@dataclass(frozen=True)
 class CommandOutput(Event):
     """What a slash command printed; commands never call the model."""
 

@@ -87,8 +87,13 @@ def process_start(pid: int) -> float | None:
 class InstanceLock:
     """``<data>/tuibot.lock``; :meth:`acquire` takes it or says who has it."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, content_decides: bool = True) -> None:
         self.path = path
+        self._content_decides = content_decides
+        """False for locks where ``flock`` alone decides (a chat's turn lock, taken every
+        turn): the content only names the holder, so it is written without ``fsync`` or
+        the process start time (no ``psutil``), and a platform without ``flock`` has no
+        lock."""
         self._fd: int | None = None
         self.replaced: Holder | None = None
         """The stale holder whose lock :meth:`acquire` replaced, for a log line."""
@@ -133,6 +138,8 @@ class InstanceLock:
             except BlockingIOError:
                 current = Holder.from_text(os.pread(fd, 4096, 0).decode("utf-8", "replace"))
                 return current or Holder(0, 0.0, "unknown", time.time())
+        if not self._content_decides:
+            return None
         if previous is not None and previous.pid != os.getpid() and previous.alive():
             if fcntl is not None:  # a live holder whose flock we got: do not trust the flock
                 fcntl.flock(fd, fcntl.LOCK_UN)
@@ -141,12 +148,14 @@ class InstanceLock:
         return None
 
     def _write(self, fd: int, mode: str) -> None:
-        created = process_start(os.getpid()) or time.time()
-        me = Holder(os.getpid(), created, mode, time.time())
+        now = time.time()
+        created = (process_start(os.getpid()) or now) if self._content_decides else now
+        me = Holder(os.getpid(), created, mode, now)
         data = (json.dumps(me.to_json()) + "\n").encode("utf-8")
         os.ftruncate(fd, 0)
         os.pwrite(fd, data, 0)
-        os.fsync(fd)
+        if self._content_decides:
+            os.fsync(fd)
 
     def holder(self) -> Holder | None:
         """Who holds the lock now: a live process, or None when nobody does."""

@@ -320,20 +320,28 @@ def mask(value: str) -> str:
 
 _live_secrets: set[str] = set()
 _live_lock = threading.Lock()
+_longest_first: tuple[str, ...] = ()
+"""The remembered secrets, longest first; replaced whole on each change, so readers need
+no lock (a streamed answer calls :func:`redact` per piece)."""
 
 
 def remember_secret(value: str) -> None:
     """Register a secret in use so :func:`redact` masks it everywhere in this process."""
+    global _longest_first
     if value and value.strip():
         with _live_lock:
             _live_secrets.add(value)
+            _longest_first = tuple(sorted(_live_secrets, key=len, reverse=True))
+
+
+def known_secrets() -> tuple[str, ...]:
+    """Every remembered secret, longest first (empty: nothing to mask, nothing to do)."""
+    return _longest_first
 
 
 def redact(text: str) -> str:
     """``text`` with every remembered secret replaced by its mask."""
-    with _live_lock:
-        secrets = sorted(_live_secrets, key=len, reverse=True)
-    for secret in secrets:
+    for secret in _longest_first:
         if secret in text:
             text = text.replace(secret, mask(secret))
     return text

@@ -13,7 +13,7 @@ PROMPT as context. When the bot delegates, ask waits for the results and the ans
 that follows, within --max-time, --max-steps and --max-usd. Exit codes: 0 answered,
 1 the turn failed, 2 usage or config error, 3 the model server is unreachable or
 rejected the request, 4 the work stopped at a limit or on a decision ask could not
-get, 130 interrupted.
+get, 130 interrupted. A chat another tuibot is using is waited for (--wait), then exit 2.
 """
 
 
@@ -64,6 +64,13 @@ def add_parser(subparsers: Any) -> None:
         help="cost of this chat and all work below it (default 5; local models cost 0)",
     )
     parser.add_argument(
+        "--wait",
+        type=_seconds,
+        default=300.0,
+        metavar="S",
+        help="wait this long for a chat another tuibot is using, then exit 2 (default 300)",
+    )
+    parser.add_argument(
         "--config",
         type=Path,
         default=argparse.SUPPRESS,
@@ -84,6 +91,17 @@ def _positive(kind: type) -> Any:
         return value
 
     return parse
+
+
+def _seconds(text: str) -> float:
+    """A number of seconds, 0 or more (0: do not wait at all)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not value >= 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be 0 or more seconds, got {text}")
+    return value
 
 
 def add_provider_options(parser: argparse.ArgumentParser) -> None:
@@ -138,6 +156,7 @@ def run(args: argparse.Namespace) -> int:
         max_time=args.max_time,
         max_steps=args.max_steps,
         max_micros=round(args.max_usd * 1_000_000),
+        wait=args.wait,
     )
     return asyncio.run(_ask(settings, options, args.base_url))
 

@@ -27,6 +27,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from tuibot.store.chat_lock import lock_path
 from tuibot.store.history import (
     INTERRUPTED_RESULT,
     TITLE_LENGTH,
@@ -419,9 +420,10 @@ class ChatStore:
             rewrite_head(path, {**header, **fields})
 
     def delete(self, chat_id: str) -> None:
-        """Remove a chat and its set-aside lines; ``ChatNotFound`` if there is none."""
+        """Remove a chat, its set-aside lines and its turn lock file; ``ChatNotFound`` if none."""
         path = self._existing(chat_id)
         with _failing("delete", chat_id):
             path.unlink()
             sidecar_path(path).unlink(missing_ok=True)
+            lock_path(path).unlink(missing_ok=True)
         self._titled.discard(chat_id)
