@@ -6,10 +6,13 @@ that hides characters keep nothing and say why, and only ``y`` allows it, once.
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from engine_helpers import Recorder
 from scripted_server import ScriptedServer
 from test_tui_approvals import (
+    cards,
     chat_of,
     exec_responder,
     finish,
@@ -68,3 +71,33 @@ async def test_a_request_with_hidden_characters_keeps_no_grant(
         await until(pilot, lambda: len(seen.of(ToolFinished)) == 1)
         assert engine.approvals.grants.all() == []
         await finish(pilot, app)
+
+
+async def test_a_known_secret_is_never_shown_in_the_app(server: ScriptedServer) -> None:
+    """The model puts the provider's key into a command: the pane and chat show a mask."""
+    import secrets as random
+
+    from tuibot.secrets import remember_secret
+
+    key = f"sk-test-{random.token_hex(12)}"
+    remember_secret(key)
+    server.responder = exec_responder
+    app = make_app(server)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        chat = chat_of(app)
+        app.open_chat(chat)
+        await run(app, chat, f"curl -H 'Authorization: Bearer {key}' https://x.test/")
+        await request_in(pilot, app)
+        await pilot.pause()
+        shown = "\n".join(card.text for card in cards(app))
+        assert "Authorization: Bearer" in shown and key not in shown
+        drawn = [str(line) for widget in app.query("*") for line in _rendered(widget)]
+        assert any("Bearer" in line for line in drawn) and not any(key in line for line in drawn)
+        await finish(pilot, app)
+
+
+def _rendered(widget: Any) -> list[Any]:
+    """What a Static-like widget shows now, as text lines (other widgets: nothing)."""
+    visual = getattr(widget, "visual", None) or getattr(widget, "renderable", None)
+    return [visual] if visual is not None else []

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from tuibot.events import Event, ReasoningDelta, TextDelta
+from tuibot.masking import Masked
 from tuibot.tui.messages import EngineEvent, StreamBatch
 
 if TYPE_CHECKING:
@@ -33,7 +34,7 @@ class EngineBridge:
         self._pending: dict[tuple[str, str], list[list[str]]] = {}
         """(chat, turn) → [answer pieces, reasoning pieces] not yet delivered."""
         self._flush_handle: asyncio.TimerHandle | None = None
-        self._stop = events.listen(self._on_event)
+        self._stop = events.listen(Masked(self._on_event))  # known secrets never shown
 
     def close(self) -> None:
         """Stop listening; anything gathered is delivered first."""

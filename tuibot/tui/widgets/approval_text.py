@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from textual.content import Content
 
+from tuibot.masking import mask_value
 from tuibot.permissions import SUBJECT_LABELS, describe_key, unshown_arguments
 from tuibot.visible import hidden_warning, visible
 
@@ -179,7 +180,7 @@ def _continue_lines(details: dict[str, Any]) -> list[Content]:
 
 def describe(request: ApprovalRequest) -> Content:
     """Everything the person needs to decide ``request``, as display text."""
-    details = request.details
+    details = mask_value(request.details)  # a known key is never shown, as in the chat
     if request.kind == "tool":
         lines = _tool_lines(details)
     elif request.kind == "delegations.authorize":
