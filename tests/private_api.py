@@ -189,9 +189,8 @@ def _textual_params(function: ast.AST, textual_names: set[str]) -> set[str]:
     params = [*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs]
     found = set()
     for arg in params:
-        words = (
-            set(ast.unparse(arg.annotation).replace("|", " ").split()) if arg.annotation else set()
-        )
+        shown = ast.unparse(arg.annotation) if arg.annotation else ""
+        words = set(re.findall(r"\w+", shown))
         if arg.arg not in {"self", "cls"} and words & textual_names:
             found.add(arg.arg)
     return found
