@@ -242,7 +242,8 @@ class _Finder(ast.NodeVisitor):
         return name not in self.own
 
 
-def private_accesses(package: Path = ROOT / "tuibot") -> list[Access]:
+@cache
+def private_accesses(package: Path = ROOT / "tuibot") -> tuple[Access, ...]:
     """Every access to a Textual private name in ``package``, in file and line order."""
     trees = list(_sources(package))
     index = _Index(tree for _, tree in trees)
@@ -252,7 +253,7 @@ def private_accesses(package: Path = ROOT / "tuibot") -> list[Access]:
         finder = _Finder(path.relative_to(package.parent), tree, index, own)
         finder.visit(tree)
         found += finder.found
-    return sorted(set(found))
+    return tuple(sorted(set(found)))
 
 
 def main(argv: list[str]) -> int:

@@ -59,6 +59,7 @@ PRIVATE_NAMES: list[tuple[str, str]] = [
     ("textual.app", "App._refresh_notifications"),
     ("textual.app", "App._watch_theme"),
     ("textual.app", "App._driver"),
+    ("builtins", "type.__subclasses__"),
 ]
 """(module, dotted name in it) for each private name used below. For a class the name
 may be an attribute its instances set up in ``__init__``; the test looks every one up."""
