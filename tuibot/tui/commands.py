@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from textual.app import SystemCommand
 
+from tuibot.tui import compat
 from tuibot.tui.keymap import PALETTE_TITLES, binding_rows
 
 if TYPE_CHECKING:
@@ -24,7 +25,7 @@ SKIPPED = frozenset({"quit"})
 
 def app_commands(app: App[Any]) -> Iterator[SystemCommand]:
     """A palette command per app-wide binding with an id, its key in the help text."""
-    for row in binding_rows(app, [app._bindings]):
+    for row in binding_rows(app, [compat.node_bindings(app)]):
         if row.binding_id is None or row.binding_id in SKIPPED:
             continue
         title = PALETTE_TITLES.get(row.binding_id, row.description)

@@ -20,6 +20,7 @@ from textual.css.query import NoMatches
 from textual.widgets import TabbedContent
 
 from tuibot.events import ApprovalRequested, Event
+from tuibot.tui import compat
 from tuibot.tui.notify import alert, clean_summary
 from tuibot.tui.widgets.approvals import ApprovalsPane
 
@@ -83,10 +84,7 @@ class DecisionCommands(_AppBase):
 
     def dismiss_approval_toasts(self) -> None:
         """The queue is in view: its toasts would only cover it (other toasts stay)."""
-        # Textual 8.2 has no public way to withdraw one toast; the version is pinned.
-        for toast in [n for n in self._notifications if n.title == TOAST_TITLE]:
-            self._unnotify(toast, refresh=False)
-        self._refresh_notifications()
+        compat.withdraw_toasts(self, TOAST_TITLE)
 
     def on_approvals_pane_decided(self, message: ApprovalsPane.Decided) -> None:
         """Pass the person's decision to the engine; a stale request is said to be one."""

@@ -18,8 +18,10 @@ from typing import TYPE_CHECKING, Any
 
 from textual.binding import Binding, BindingsMap
 from textual.dom import DOMNode
-from textual.keys import REPLACED_KEYS, Keys, _character_to_key, key_to_character
+from textual.keys import REPLACED_KEYS, Keys, key_to_character
 from textual.widget import Widget
+
+from tuibot.tui import compat
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -136,7 +138,7 @@ def clashes(maps: Iterable[BindingsMap], keymap: Mapping[str, str]) -> list[str]
 
 
 def _normal(key: str) -> str:
-    return _character_to_key(key) if len(key) == 1 else key
+    return compat.character_to_key(key) if len(key) == 1 else key
 
 
 def _tuibot_node_classes() -> Iterator[type[DOMNode]]:
@@ -145,10 +147,7 @@ def _tuibot_node_classes() -> Iterator[type[DOMNode]]:
 
     for module in pkgutil.iter_modules(screens.__path__):
         importlib.import_module(f"{screens.__name__}.{module.name}")
-    pending: list[type[DOMNode]] = [DOMNode]
-    while pending:
-        cls = pending.pop()
-        pending.extend(cls.__subclasses__())
+    for cls in compat.node_classes():
         if cls.__module__.startswith("tuibot."):
             yield cls
 
@@ -162,13 +161,14 @@ def known_binding_ids(app: App[Any], wanted: Iterable[str] = ()) -> set[str]:
     known = _ids(mounted_bindings(app))
     if set(wanted) <= known:
         return known
-    classes = [cls._merged_bindings for cls in _tuibot_node_classes() if cls._merged_bindings]
-    return known | _ids(classes)
+    classes = [compat.class_bindings(cls) for cls in _tuibot_node_classes()]
+    return known | _ids(bindings for bindings in classes if bindings)
 
 
 def mounted_bindings(app: App[Any]) -> list[BindingsMap]:
     """The bindings of the app and of every widget on its current screen."""
-    return [app._bindings, *(node._bindings for node in app.screen.walk_children())]
+    nodes = [app, *app.screen.walk_children()]
+    return [compat.node_bindings(node) for node in nodes]
 
 
 def _ids(maps: Iterable[BindingsMap]) -> set[str]:
@@ -200,7 +200,7 @@ def binding_rows(app: App[Any], maps: Iterable[BindingsMap]) -> list[BindingRow]
     keys: dict[tuple[str, str], list[str]] = {}
     for bindings in maps:
         mapped = bindings.copy()
-        mapped.apply_keymap(app._keymap)
+        mapped.apply_keymap(compat.app_keymap(app))
         for _, binding in bindings:
             order.setdefault(_row_key(binding), binding)
         for _, binding in mapped:
@@ -226,7 +226,8 @@ def _row_key(binding: Binding) -> tuple[str, str]:
 def binding_groups(app: App[Any]) -> list[BindingGroup]:
     """Every binding of the main screen, grouped: app-wide first, then pane by pane."""
     screen = app.screen_stack[0]
-    groups = [BindingGroup("App-wide", binding_rows(app, [app._bindings, screen._bindings]))]
+    top = [compat.node_bindings(app), compat.node_bindings(screen)]
+    groups = [BindingGroup("App-wide", binding_rows(app, top))]
     seen: set[DOMNode] = {screen}
     for pane_id, title in PANE_TITLES.items():
         found = screen.query(f"#{pane_id}")
@@ -234,12 +235,13 @@ def binding_groups(app: App[Any]) -> list[BindingGroup]:
             continue
         nodes = [found.first(), *found.first().walk_children()]
         seen.update(nodes)
-        groups.append(BindingGroup(title, binding_rows(app, [n._bindings for n in nodes])))
+        maps = [compat.node_bindings(n) for n in nodes]
+        groups.append(BindingGroup(title, binding_rows(app, maps)))
     others: dict[str, list[BindingsMap]] = {}
     for node in screen.walk_children(Widget):
         if node not in seen and node.can_focus:
             title = CLASS_TITLES.get(type(node).__name__) or _words(type(node).__name__)
-            others.setdefault(title, []).append(node._bindings)
+            others.setdefault(title, []).append(compat.node_bindings(node))
     groups += [BindingGroup(title, binding_rows(app, maps)) for title, maps in others.items()]
     return [group for group in groups if group.rows]
 

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from textual import work
 from textual.theme import BUILTIN_THEMES
 
+from tuibot.tui import compat
 from tuibot.tui.keymap import check_keymap, clashes, known_binding_ids, mounted_bindings
 from tuibot.tui.themes import (
     DEFAULT_THEME,
@@ -133,9 +134,7 @@ class LookCommands(_AppBase):
 
     def reapply_theme(self) -> None:
         """Apply the active theme again after its definition changed under the same name."""
-        # Setting app.theme to the name it already has does nothing, so run Textual's
-        # own theme watcher directly: classes, CSS variables, the theme-changed signal.
-        self._watch_theme(self.theme)
+        compat.reapply_theme(self)
 
     def _report_problems(self, problems: list[ThemeProblem]) -> None:
         """Notify and log each problem once (a reload re-finds the ones not fixed yet)."""

@@ -16,6 +16,7 @@ import re
 import unicodedata
 from typing import TYPE_CHECKING, Any
 
+from tuibot.tui.compat import write_to_terminal
 from tuibot.visible import visible
 
 if TYPE_CHECKING:
@@ -47,19 +48,6 @@ def notification_escapes(summary: str) -> str:
     text = clean_summary(f"tuibot: {summary}")
     body = clean_summary(summary)
     return f"\x1b]9;{text}\x07\x1b]777;notify;tuibot;{body}\x07"
-
-
-def write_to_terminal(app: App[Any], data: str) -> bool:
-    """Write raw ``data`` to the app's terminal, as :meth:`App.bell` writes its BEL.
-
-    Textual has no public way to reach the driver; this mirrors what ``bell`` does. A
-    headless driver (tests) writes nothing. False when the app has no driver (not running).
-    """
-    driver = app._driver  # what App.bell() uses; there is no public accessor
-    if driver is None:
-        return False
-    driver.write(data)
-    return True
 
 
 def alert(app: App[Any], summary: str, *, bell: bool, desktop: bool) -> None:

@@ -40,6 +40,8 @@ from textual.css.stylesheet import CSSLocation, StylesheetParseError
 from textual.dom import DOMNode
 from textual.theme import Theme
 
+from tuibot.tui import compat
+
 if TYPE_CHECKING:
     from textual.app import App
 
@@ -228,19 +230,15 @@ def css_problem(app: App[Any], theme: Theme) -> str | None:
 
 
 def _widget_css() -> list[tuple[CSSLocation, str, str]]:
-    """(location, DEFAULT_CSS, scope) of every widget class loaded, as Textual keys them."""
+    """(location, DEFAULT_CSS, scope) of every widget class loaded, as Textual keys them.
+
+    The scope is the class's own name: what Textual keeps in ``_css_type_name``.
+    """
     found: list[tuple[CSSLocation, str, str]] = []
-    pending: list[type[DOMNode]] = [DOMNode]
-    seen: set[type[DOMNode]] = set()
-    while pending:
-        cls = pending.pop()
-        if cls in seen:
-            continue
-        seen.add(cls)
-        pending.extend(cls.__subclasses__())
+    for cls in compat.node_classes():
         css = cls.__dict__.get("DEFAULT_CSS", "")
         if css:
-            scope = cls._css_type_name if cls.__dict__.get("SCOPED_CSS", True) else ""
+            scope = cls.__name__ if cls.__dict__.get("SCOPED_CSS", True) else ""
             found.append((_location(cls), css, scope))
     return found
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, TypeVar
 
-from textual._animator import SimpleAnimation
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.geometry import Size
@@ -32,6 +31,7 @@ from tuibot.events import (
     TurnFinished,
     TurnStarted,
 )
+from tuibot.tui import compat
 from tuibot.tui.messages import StreamBatch
 from tuibot.tui.widgets.answer import AnswerView
 from tuibot.tui.widgets.blocks import (
@@ -299,7 +299,7 @@ class Conversation(VerticalScroll):
     @property
     def following(self) -> bool:
         """Whether the view keeps to the end as new text arrives."""
-        return self.is_anchored and not self._anchor_released
+        return self.is_anchored and not compat.anchor_released(self)
 
     def _scrolled(self, y: float) -> None:
         history_top = round(y) - self.history.virtual_region.y
@@ -328,10 +328,7 @@ class Conversation(VerticalScroll):
         """Move the view by ``rows`` without a frame in between (and any scroll with it)."""
         self.set_reactive(Widget.scroll_y, self.scroll_y + rows)
         self.set_reactive(Widget.scroll_target_y, self.scroll_target_y + rows)
-        animation = self.app.animator._animations.get((id(self), "scroll_y"))
-        if isinstance(animation, SimpleAnimation):
-            animation.start_value = float(animation.start_value) + rows  # type: ignore[arg-type]
-            animation.end_value = float(animation.end_value) + rows  # type: ignore[arg-type]
+        compat.shift_scroll_animation(self, rows)
         self.vertical_scrollbar.position = self.scroll_y
         self._tell_history(round(self.scroll_y))
 

@@ -10,7 +10,8 @@ selectable; the look is Textual's own. The answer view draws it again from
 ``source`` when the width or the theme changes.
 
 Rendering a widget tree off screen uses Textual's compositor, which is not public API
-(Textual is pinned); ``tests/test_tui_conversation.py`` checks the copy cell by cell.
+(Textual is pinned; :mod:`tuibot.tui.compat` holds it); ``tests/test_tui_conversation.py``
+checks the copy cell by cell.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import Markdown
 
+from tuibot.tui import compat
+
 log = logging.getLogger("tuibot.tui")
 
 
@@ -34,16 +37,11 @@ def render_off_screen(widget: Widget) -> list[Strip] | None:
 
 def render_with_regions(widget: Widget) -> tuple[list[Strip], dict[Widget, Region]] | None:
     """The lines ``widget`` draws and where each descendant sits in them, or None."""
-    from textual._compositor import Compositor
-
     size = widget.outer_size  # padding and border included
     if not size.width or not size.height:
         return None
     try:
-        compositor = Compositor()
-        compositor.reflow(widget, Size(size.width, size.height))
-        regions = {child: geometry.region for child, geometry in compositor.full_map.items()}
-        return compositor.render_strips(), regions
+        return compat.render_alone(widget, Size(size.width, size.height))
     except Exception:  # an upgrade changed the compositor: just do not freeze
         log.exception("could not render %r off screen", widget)
         return None
@@ -54,31 +52,15 @@ def render_detached(widget: Widget, width: int, room: int = 10_000) -> list[Stri
 
     The widget may sit in a container that is not displayed: its height is what
     ``height: auto`` gives it at that width (at most ``room``), and it and its children
-    are placed by a compositor of their own. Widgets look their own region up in the
-    screen's map, so for the moment of drawing the places found here are lent to that
-    map, and taken back before anything else can run. Margins are not in the lines.
+    are placed by a compositor of their own (:func:`tuibot.tui.compat.render_detached`).
+    Margins are not in the lines.
     """
-    from textual._compositor import Compositor
-
     gutter = widget.styles.gutter
     size = Size(width, room)
     height = widget.get_content_height(size, size, max(1, width - gutter.width)) + gutter.height
     if height <= 0:
         return []
-    compositor = Compositor()
-    compositor.reflow(widget, Size(width, height))
-    screen_map = widget.screen._compositor.full_map  # validated: lookups read this dict
-    placed = {w: where for w, where in compositor.full_map.items() if w not in screen_map}
-    screen_map.update(placed)
-    try:
-        for child, where in placed.items():
-            child._size_updated(
-                where.region.size, where.virtual_size, where.container_size, layout=False
-            )
-        return compositor.render_strips()
-    finally:
-        for child in placed:
-            screen_map.pop(child, None)
+    return compat.render_detached(widget, Size(width, height))
 
 
 class FrozenChunk(Widget):

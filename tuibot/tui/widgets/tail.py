@@ -6,8 +6,9 @@ for a short list, a stall on a slow machine. :class:`LiveTail` parses its (small
 each frame and updates the mounted blocks where they differ: new text of a paragraph,
 one more list item, one more table row. Only blocks whose kind changed are replaced.
 
-It relies on ``Markdown._parse_markdown`` (Textual 8.2.x); the tests compare the tail
-with a Markdown widget given the same text.
+It relies on Markdown block internals (Textual 8.2.x, reached through
+:mod:`tuibot.tui.compat`); block kinds come from the public ``Markdown.BLOCKS``. The tests
+compare the tail with a Markdown widget given the same text.
 """
 
 from __future__ import annotations
@@ -18,19 +19,18 @@ from markdown_it import MarkdownIt
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.widget import Widget
-from textual.widgets import Markdown
-from textual.widgets._markdown import (
-    MarkdownBlock,
-    MarkdownBlockQuote,
-    MarkdownBullet,
-    MarkdownFence,
-    MarkdownHeader,
-    MarkdownList,
-    MarkdownListItem,
-    MarkdownOrderedList,
-    MarkdownParagraph,
-    MarkdownTable,
-)
+from textual.widgets.markdown import Markdown, MarkdownBlock, MarkdownFence
+
+from tuibot.tui import compat
+
+_KINDS = Markdown.BLOCKS
+TEXT_BLOCKS = (_KINDS["paragraph_open"], *(_KINDS[f"h{level}"] for level in range(1, 7)))
+"""Paragraphs and headings: blocks whose whole content is one piece of text."""
+ORDERED_LIST = _KINDS["ordered_list_open"]
+LISTS = (_KINDS["bullet_list_open"], ORDERED_LIST)
+LIST_ITEMS = (_KINDS["list_item_ordered_open"], _KINDS["list_item_unordered_open"])
+TABLE = _KINDS["table_open"]
+QUOTE = _KINDS["blockquote_open"]
 
 _PARSER: MarkdownIt | None = None
 
@@ -61,7 +61,7 @@ class LiveTail(Markdown):
 
     def count_blocks(self, text: str) -> int:
         """How many top-level blocks ``text`` makes (as this widget would mount them)."""
-        return len(list(self._parse_markdown(_parser().parse(text))))
+        return len(compat.parse_blocks(self, _parser().parse(text)))
 
     @property
     def blocks(self) -> list[MarkdownBlock]:
@@ -71,8 +71,9 @@ class LiveTail(Markdown):
     async def show(self, text: str) -> None:
         """Show ``text``, touching only the blocks that changed."""
         async with self.lock:
-            self.text = self._markdown = text
-            parsed = list(self._parse_markdown(_parser().parse(text)))
+            self.text = text
+            compat.set_source(self, text)
+            parsed = compat.parse_blocks(self, _parser().parse(text))
             await self._merge(self, parsed)
 
     async def _merge(self, container: Widget, parsed: list[MarkdownBlock]) -> None:
@@ -88,20 +89,21 @@ class LiveTail(Markdown):
     async def _merge_block(self, old: MarkdownBlock, new: MarkdownBlock) -> None:
         if type(old) is not type(new):
             await self._replace(old, new)
-        elif isinstance(old, MarkdownParagraph | MarkdownHeader):
-            if not _same(old._content, new._content):
-                old.set_content(new._content)
+        elif isinstance(old, TEXT_BLOCKS):
+            content = compat.block_content(new)
+            if not _same(compat.block_content(old), content):
+                old.set_content(content)
         elif isinstance(old, MarkdownFence):
             fence = new
             assert isinstance(fence, MarkdownFence)
             if old.code != fence.code or old.lexer != fence.lexer:
-                await old._update_from_block(fence)
-        elif isinstance(old, MarkdownTable):
+                await compat.update_block(old, fence)
+        elif isinstance(old, TABLE):
             await self._merge_table(old, new)
-        elif isinstance(old, MarkdownList):
+        elif isinstance(old, LISTS):
             await self._merge_list(old, new)
-        elif isinstance(old, MarkdownBlockQuote):
-            await self._merge(old, new._blocks)
+        elif isinstance(old, QUOTE):
+            await self._merge(old, compat.child_blocks(new))
         else:
             await self._replace(old, new)
 
@@ -111,21 +113,22 @@ class LiveTail(Markdown):
         await parent.mount(new, after=old)
         await old.remove()
 
-    async def _merge_table(self, old: MarkdownTable, new: MarkdownBlock) -> None:
-        assert isinstance(new, MarkdownTable)
-        headers, rows = new._get_headers_and_rows()
+    async def _merge_table(self, old: MarkdownBlock, new: MarkdownBlock) -> None:
+        assert isinstance(new, TABLE)
+        headers, rows = compat.table_cells(new, parsed=True)
+        old_headers, old_rows = compat.table_cells(old, parsed=False)
         plain = [[cell.plain for cell in row] for row in rows]
-        shown = [[cell.plain for cell in row] for row in old._rows]
-        same_head = [h.plain for h in headers] == [h.plain for h in old._headers]
+        shown = [[cell.plain for cell in row] for row in old_rows]
+        same_head = [h.plain for h in headers] == [h.plain for h in old_headers]
         if not shown or not same_head or plain[: len(shown) - 1] != shown[:-1]:
             await self._replace(old, new)
         elif plain != shown:
-            await old._update_from_block(new)
+            await compat.update_block(old, new)
 
-    async def _merge_list(self, old: MarkdownList, new: MarkdownBlock) -> None:
+    async def _merge_list(self, old: MarkdownBlock, new: MarkdownBlock) -> None:
         """Update a list item by item; new items are added at its end."""
         rows = [child for child in old.children if isinstance(child, Horizontal)]
-        items = [block for block in new._blocks if isinstance(block, MarkdownListItem)]
+        items = [block for block in compat.child_blocks(new) if isinstance(block, LIST_ITEMS)]
         symbols = bullet_symbols(new, items)
         shown = [_bullet_of(row) for row in rows]
         if shown != symbols[: len(shown)]:
@@ -134,7 +137,7 @@ class LiveTail(Markdown):
         for row, item in zip(rows, items, strict=False):
             body = row.children[-1] if row.children else None
             if isinstance(body, Vertical):
-                await self._merge(body, list(item._blocks))
+                await self._merge(body, compat.child_blocks(item))
         if len(items) > len(rows):
             fresh = [_row(symbols[i], items[i]) for i in range(len(rows), len(items))]
             await old.mount_all(fresh)
@@ -142,12 +145,12 @@ class LiveTail(Markdown):
             await old.remove_children(rows[len(items) :])
 
 
-def bullet_symbols(parsed: MarkdownBlock, items: list[MarkdownListItem]) -> list[str]:
+def bullet_symbols(parsed: MarkdownBlock, items: list[MarkdownBlock]) -> list[str]:
     """The bullets a list's compose gives its items (ordered lists are numbered)."""
-    if not isinstance(parsed, MarkdownOrderedList):
-        return [item.bullet for item in items]
+    if not isinstance(parsed, ORDERED_LIST):
+        return [_bullet(item) for item in items]
     try:
-        start = int(items[0].bullet) if items else 1
+        start = int(_bullet(items[0])) if items else 1
     except ValueError:
         start = 1
     numbers = range(start, start + len(items))
@@ -155,13 +158,15 @@ def bullet_symbols(parsed: MarkdownBlock, items: list[MarkdownListItem]) -> list
     return [f"{number}. ".rjust(size + 1) for number in numbers]
 
 
+def _bullet(item: MarkdownBlock) -> str:
+    """A parsed list item's bullet (``MarkdownListItem.bullet``; the class is not exported)."""
+    return str(getattr(item, "bullet", ""))
+
+
 def _bullet_of(row: Widget) -> str | None:
-    bullet = row.children[0] if row.children else None
-    return bullet.symbol if isinstance(bullet, MarkdownBullet) else None
+    return compat.bullet_symbol(row.children[0] if row.children else None)
 
 
-def _row(symbol: str, item: MarkdownListItem) -> Horizontal:
+def _row(symbol: str, item: MarkdownBlock) -> Horizontal:
     """One list row, built as the list's own compose builds it."""
-    bullet = MarkdownBullet()
-    bullet.symbol = symbol
-    return Horizontal(bullet, Vertical(*item._blocks))
+    return Horizontal(compat.make_bullet(symbol), Vertical(*compat.child_blocks(item)))
