@@ -267,7 +267,7 @@ class Engine:
         self.delegations.begin_closing()
         if self.scheduled is not None:
             await self.scheduled.stop()
-            self.jobs.scheduler = None
+            self.jobs.detach()
         with contextlib.suppress(StorageError):
             self.tasks.flush()
         reloader = getattr(self, "tool_reloader", None)

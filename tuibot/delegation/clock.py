@@ -54,15 +54,22 @@ class SystemClock:
 class WorkClocks:
     """Each running record's clock: started, stopped, read, and its deadline timer."""
 
-    def __init__(self, state: WorkState, on_time_up: Callable[[Delegation], None]) -> None:
+    def __init__(
+        self, state: WorkState, clock: Clock, on_time_up: Callable[[Delegation], None]
+    ) -> None:
         self.state = state
+        self.clock = clock
         self._on_time_up = on_time_up
         """Pauses the work at its ``time`` limit (the manager's pauses)."""
+
+    def wall(self) -> float:
+        """Now, in seconds since the epoch (for a pause's record)."""
+        return self.clock.wall()
 
     def run(self, record: Delegation) -> None:
         """The work may take steps from now: its clock and its deadline timer start."""
         live = self.state.entry(record.id)
-        live.since = self.state.clock.monotonic()
+        live.since = self.clock.monotonic()
         live.resume.set()
         live.timer = self.state.spawn(self.deadline(record.id), f"deadline {record.id}")
 
@@ -85,7 +92,7 @@ class WorkClocks:
         live = self.state.live.get(record.id)
         elapsed = 0
         if live is not None and live.since is not None:
-            now = self.state.clock.monotonic()
+            now = self.clock.monotonic()
             elapsed = int((now - live.since) * 1000)
             if commit:
                 live.since = now
@@ -105,4 +112,4 @@ class WorkClocks:
             if left_ms <= 0:
                 self._on_time_up(record)
                 return
-            await self.state.clock.sleep(left_ms / 1000)
+            await self.clock.sleep(left_ms / 1000)

@@ -63,8 +63,10 @@ class DelegationManager:
         self, host: DelegationHost, journal: DelegationJournal, clock: Clock | None = None
     ) -> None:
         self.journal = journal
-        self._state = WorkState(host, journal, clock or SystemClock())
-        self._clocks = WorkClocks(self._state, lambda record: self._pauses.pause(record, "time"))
+        self._state = WorkState(host, journal)
+        self._clocks = WorkClocks(
+            self._state, clock or SystemClock(), lambda record: self._pauses.pause(record, "time")
+        )
         self._endings = Endings(self._state, self._clocks)
         self._giving = Giving(self._state, self._clocks)
         self._pauses = Pauses(self._state, self._clocks, self._giving, self._endings)
@@ -79,7 +81,7 @@ class DelegationManager:
 
     def begin_closing(self) -> None:
         """The engine is shutting down: turns that end now end no work."""
-        self._state.closing = True
+        self._state.begin_closing()
 
     # -- reading -------------------------------------------------------------------
 
@@ -197,7 +199,7 @@ class DelegationManager:
     async def close(self) -> None:
         """Stop timers and waiters (records stay as they are: a restart recovers them)."""
         state = self._state
-        state.closing = True
+        state.begin_closing()
         for delegation_id, live in state.live.items():
             record = self.journal.get(delegation_id)
             if live.since is None or record is None or not record.is_open:

@@ -37,7 +37,7 @@ class Pauses:
         record = state.journal.get(record.id) or record
         if record.status == "paused":
             return
-        now = state.clock.wall()
+        now = self.clocks.wall()
         self._freeze(record)
         paused = state.save(
             record,
@@ -58,7 +58,7 @@ class Pauses:
             record,
             status="paused",
             usage=self.clocks.clocked(record),
-            pause=Pause(limit, None, at.id, self.state.clock.wall()),  # type: ignore[arg-type]
+            pause=Pause(limit, None, at.id, self.clocks.wall()),  # type: ignore[arg-type]
         )
         self.clocks.stop(record.id)
 
@@ -204,7 +204,7 @@ class Pauses:
         """Running before the restart: paused now; the topmost of a tree asks the person.
 
         Returns the paused record and the topmost paused work its task chat waits on."""
-        now = self.state.clock.wall()
+        now = self.clocks.wall()
         if top is not None or (record.pause is not None and record.pause.delegation):
             above = top or (record.pause.delegation if record.pause else None)
             paused = self.state.save(

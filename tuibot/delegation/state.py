@@ -20,7 +20,6 @@ from tuibot.delegation.records import Delegation
 from tuibot.events import DelegationChanged, Notice, TurnFinished
 
 if TYPE_CHECKING:
-    from tuibot.delegation.clock import Clock
     from tuibot.delegation.host import DelegationHost
 
 log = logging.getLogger("tuibot.delegation")
@@ -47,10 +46,9 @@ class LiveWork:
 class WorkState:
     """Records and live state of one engine's delegated work, and how changes go out."""
 
-    def __init__(self, host: DelegationHost, journal: DelegationJournal, clock: Clock) -> None:
+    def __init__(self, host: DelegationHost, journal: DelegationJournal) -> None:
         self.host = host
         self.journal = journal
-        self.clock = clock
         self.live: dict[str, LiveWork] = {}
         self._by_chat: dict[str, str] = {}
         """Task chat → the delegation now working in it (a later round replaces it)."""
@@ -63,6 +61,10 @@ class WorkState:
         """Delegation → signatures of its last tool-call rounds (to see a loop)."""
         self.closing = False
         """Set when the engine shuts down: turns stop, but the work stays as recorded."""
+
+    def begin_closing(self) -> None:
+        """The engine shuts down: from now on turns that end end no work."""
+        self.closing = True
 
     def entry(self, delegation_id: str) -> LiveWork:
         """The live state of ``delegation_id``, made on first use."""
