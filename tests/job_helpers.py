@@ -107,7 +107,7 @@ def make_engine(
     engine = engine_from(
         CONFIG.format(url=server.url, price=price, heartbeat=heartbeat, grace=grace, extra=extra)
     )
-    engine.jobs.clock = clock
+    engine.jobs.use_clock(clock)
     return engine
 
 

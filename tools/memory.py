@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from tuibot import tool
+from tuibot.tool_services import services_of
 from tuibot.toolkit.scope import current_scope
 
 if TYPE_CHECKING:
@@ -22,10 +23,10 @@ OUTPUT_LIMIT = 64 * 1024
 def _store() -> MemoryStore | None:
     """The current bot's memory (the engine keeps one per bot), or None outside a turn."""
     scope = current_scope()
-    if scope is None or scope.services is None or not scope.bot:
+    services = services_of(scope)
+    if scope is None or services is None or not scope.bot:
         return None
-    store: MemoryStore = scope.services.memory_for(scope.bot)
-    return store
+    return services.memory_for(scope.bot)
 
 
 NO_TURN = "Error: memory is only available inside a chat turn"

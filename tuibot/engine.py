@@ -269,10 +269,10 @@ class Engine:
         Delegated work is left as recorded (running stays running) for the next start
         to recover, rather than ended by its turns being stopped.
         """
-        self.delegations.closing = True
+        self.delegations.begin_closing()
         if self.scheduled is not None:
             await self.scheduled.stop()
-            self.jobs.scheduler = None
+            self.jobs.detach()
         with contextlib.suppress(StorageError):
             self.tasks.flush()
         reloader = getattr(self, "tool_reloader", None)

@@ -16,6 +16,7 @@ from tuibot.bots import BotError
 from tuibot.delegation.journal import DelegationStorageError
 from tuibot.delegation.manager import DelegationManager, DelegationRefused
 from tuibot.delegation.records import Limits, LimitsError
+from tuibot.tool_services import ToolServices, services_of
 from tuibot.toolkit.decorator import ToolSpec
 from tuibot.toolkit.decorator import tool as tool_decorator
 from tuibot.toolkit.scope import ToolScope, current_scope
@@ -37,11 +38,12 @@ LIMITS_SCHEMA = {
 }
 
 
-def _context() -> tuple[ToolScope, Any]:
+def _context() -> tuple[ToolScope, ToolServices]:
     scope = current_scope()
-    if scope is None or scope.services is None or not scope.chat:
+    services = services_of(scope)
+    if scope is None or services is None or not scope.chat:
         raise DelegationRefused("delegation tools work only inside a bot's turn")
-    return scope, scope.services
+    return scope, services
 
 
 def _manager() -> tuple[ToolScope, DelegationManager]:

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from tuibot.events import Notice
 
 if TYPE_CHECKING:
-    from tuibot.engine import Engine
+    from tuibot.delegation.host import DelegationHost
 
 TREE_KIND = "delegations.tree_limit"
 """The request that asks a person whether a tree at its bound may go on."""
@@ -96,8 +96,8 @@ RootLimits = TreeLimits
 class TreeBudgets:
     """Every tree's bounds: explicit ones (``ask``) and the app's defaults per root chat."""
 
-    def __init__(self, engine: Engine, on_reached: Callable[[str, TreeLimits], None]) -> None:
-        self.engine = engine
+    def __init__(self, host: DelegationHost, on_reached: Callable[[str, TreeLimits], None]) -> None:
+        self.host = host
         self._explicit: dict[str, TreeLimits] = {}
         self._defaults: dict[str, TreeLimits] = {}
         self._on_reached = on_reached
@@ -122,7 +122,7 @@ class TreeBudgets:
         return [(root, self._defaults[root])]
 
     def _from_settings(self) -> TreeLimits:
-        settings = self.engine.settings.delegation
+        settings = self.host.settings.delegation
         return TreeLimits(
             settings.tree_steps, settings.tree_budget_micros, time_s=settings.tree_time
         )
@@ -195,7 +195,7 @@ def _used_words(state: dict[str, Any]) -> str:
     return ", ".join(part for part in parts if part)
 
 
-async def ask_person(engine: Engine, chat: str, limits: TreeLimits) -> None:
+async def ask_person(host: DelegationHost, chat: str, limits: TreeLimits) -> None:
     """A tree at its bound: the person allows it to go on (counts restart) or it stops.
 
     No grant is kept: a standing "always" would switch the bound off for good. No answer
@@ -207,19 +207,19 @@ async def ask_person(engine: Engine, chat: str, limits: TreeLimits) -> None:
         f"This chat and the work below it reached the tree's {limit} bound "
         f"(delegation.{FLAGS[limit]}; used {_used_words(state)}). Continue?"
     )
-    decision = await engine.approvals.ask(
+    decision = await host.approvals.ask(
         chat,
         TREE_KIND,
         summary,
         {"limit": limit, "setting": f"delegation.{FLAGS[limit]}", **state},
-        timeout=engine.settings.delegation.approval_timeout,
+        timeout=host.settings.delegation.approval_timeout,
     )
     if decision.allowed:
         limits.restart()
         return
     limits.stopped = True
     limits.resume.set()
-    engine.events.publish(
+    host.events.publish(
         Notice(chat, "warning", f"stopped all the work at delegation.{FLAGS[limit]}")
     )
-    engine.cancel(chat, delegations=True)
+    host.cancel(chat, delegations=True)

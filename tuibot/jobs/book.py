@@ -81,6 +81,19 @@ class JobBook:
         self.scheduler: Scheduling | None = None
         """The scheduler this process runs, once started; None in an editing process."""
 
+    def attach(self, scheduler: Scheduling, clock: Clock) -> None:
+        """This process now runs ``scheduler`` on ``clock``: changes reach it at once."""
+        self.scheduler = scheduler
+        self.use_clock(clock)
+
+    def detach(self) -> None:
+        """The scheduler stopped: the book goes back to working out runs from the file."""
+        self.scheduler = None
+
+    def use_clock(self, clock: Clock) -> None:
+        """Read the time from ``clock`` (the scheduler's, or a test's fake)."""
+        self.clock = clock
+
     def default_limits(self) -> Limits:
         """A run's limits from ``[jobs]``: always a finite time, steps and maybe a budget."""
         budget = self.settings.budget_micros or None

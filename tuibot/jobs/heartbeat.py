@@ -28,7 +28,7 @@ from tuibot.jobs.store import JobStore, JobStoreError
 from tuibot.store.jsonl import StorageError
 
 if TYPE_CHECKING:
-    from tuibot.engine import Engine
+    from tuibot.jobs.host import JobsHost
 
 log = logging.getLogger("tuibot.jobs")
 
@@ -58,8 +58,8 @@ def actionable(text: str) -> list[str]:
 class Heartbeat:
     """Reads the file at each beat and, when it holds work, gives the bot a turn."""
 
-    def __init__(self, engine: Engine, store: JobStore, clock: Clock, home: Path) -> None:
-        self.engine = engine
+    def __init__(self, host: JobsHost, store: JobStore, clock: Clock, home: Path) -> None:
+        self.host = host
         self.store = store
         self.clock = clock
         self.path = home / FILE_NAME
@@ -92,14 +92,14 @@ class Heartbeat:
         chat = self._chat()
         if chat is None:
             return
-        if self.engine.busy(chat):
+        if self.host.busy(chat):
             self._note("warning", "skipped a beat: the heartbeat chat is still busy")
             return
         self._save(
             last_run=Run(due.timestamp(), started, "running", late=late, coalesced=coalesced),
             note="",
         )
-        outcome = await self.engine.post(chat, _prompt(items, late), notice=True)
+        outcome = await self.host.post(chat, _prompt(items, late), notice=True)
         status = outcome.status if isinstance(outcome, TurnFinished) else "failed"
         text = outcome.text if isinstance(outcome, TurnFinished) else ""
         if isinstance(outcome, TurnFinished) and outcome.error:
@@ -122,13 +122,13 @@ class Heartbeat:
 
     def _chat(self) -> str | None:
         """The heartbeat chat (made on first need, pinned to the heartbeat bot)."""
-        name = self.engine.settings.heartbeat.bot
+        name = self.host.settings.heartbeat.bot
         try:
-            bot = self.engine.bots.require(name) if name else self.engine.bots.default
+            bot = self.host.bots.require(name) if name else self.host.bots.default
             known = self.store.beat().chat
-            if known is not None and self.engine.chats.exists(known):
+            if known is not None and self.host.chats.exists(known):
                 return known
-            chat = self.engine.new_chat(bot=bot.name, title="Heartbeat").id
+            chat = self.host.new_chat(bot=bot.name, title="Heartbeat").id
         except (BotError, StorageError) as error:
             self._note("error", f"no turn: {error}")
             return None
@@ -144,7 +144,7 @@ class Heartbeat:
     def _note(self, level: str, text: str) -> None:
         self._save(note=text)
         getattr(log, "error" if level == "error" else "info")("heartbeat: %s", text)
-        self.engine.events.publish(Notice("", level, f"heartbeat: {text}"))  # type: ignore[arg-type]
+        self.host.events.publish(Notice("", level, f"heartbeat: {text}"))  # type: ignore[arg-type]
 
 
 def _prompt(items: list[str], late: float) -> str:

@@ -30,7 +30,7 @@ from tuibot.store.jsonl import StorageError
 
 if TYPE_CHECKING:
     from tuibot.delegation.records import Delegation
-    from tuibot.engine import Engine
+    from tuibot.jobs.host import JobsHost
 
 log = logging.getLogger("tuibot.jobs")
 
@@ -40,14 +40,14 @@ ENDED = {"completed", "failed", "cancelled"}
 class JobRuns:
     """Starts runs, remembers which delegation does which job's run, records the end."""
 
-    def __init__(self, engine: Engine, store: JobStore, clock: Clock) -> None:
-        self.engine = engine
+    def __init__(self, host: JobsHost, store: JobStore, clock: Clock) -> None:
+        self.host = host
         self.store = store
         self.clock = clock
         self._watched: dict[str, str] = {}
         """Delegation id → job id, for runs whose end is not recorded yet."""
         self._ends: dict[str, asyncio.Future[None]] = {}
-        self._stop_listening = engine.events.listen(self._on_event)
+        self._stop_listening = host.events.listen(self._on_event)
         self.on_removed: list[Any] = []
         """Called with a job id after a ``delete_after_run`` job was removed."""
 
@@ -64,7 +64,7 @@ class JobRuns:
             run = job.last_run
             if run is None or run.status != "running" or run.delegation is None:
                 continue
-            record = self.engine.delegations.get(run.delegation)
+            record = self.host.delegations.get(run.delegation)
             if record is None or record.status in ENDED:
                 self._record_end(job.id, run.delegation, record)
             else:
@@ -120,9 +120,9 @@ class JobRuns:
         try:
             chat, own = self._results_chat(job)
             task_chat = job.task_chat if chat == job.chat else None
-            if task_chat is not None and not self.engine.chats.exists(task_chat):
+            if task_chat is not None and not self.host.chats.exists(task_chat):
                 task_chat = None
-            record = self.engine.delegations.schedule_run(
+            record = self.host.delegations.schedule_run(
                 chat=chat,
                 bot=job.bot,
                 task=job.message,
@@ -149,9 +149,9 @@ class JobRuns:
 
     def _results_chat(self, job: Job) -> tuple[str, bool]:
         """The chat results go to: the job's, else (none yet, or deleted) one of its own."""
-        if job.chat is not None and self.engine.chats.exists(job.chat):
+        if job.chat is not None and self.host.chats.exists(job.chat):
             return job.chat, job.own_chat
-        meta = self.engine.new_chat(bot=job.bot, title=f"Job: {job.name}")
+        meta = self.host.new_chat(bot=job.bot, title=f"Job: {job.name}")
         if job.chat is not None:
             self._notice(
                 "warning",
@@ -164,14 +164,14 @@ class JobRuns:
         run = job.last_run
         if run is None or run.delegation is None:
             return None
-        record = self.engine.delegations.get(run.delegation)
+        record = self.host.delegations.get(run.delegation)
         return record if record is not None and record.is_open else None
 
     # -- the end of a run ----------------------------------------------------------------
 
     async def _ended(self, delegation_id: str) -> None:
         """Wait until the run's delegation ends (so the scheduler sees it as running)."""
-        record = self.engine.delegations.get(delegation_id)
+        record = self.host.delegations.get(delegation_id)
         if record is None or not record.is_open:
             return
         future = self._ends.setdefault(delegation_id, asyncio.get_running_loop().create_future())
@@ -189,7 +189,7 @@ class JobRuns:
         self._record_end(
             self._watched.pop(delegation_id),
             delegation_id,
-            self.engine.delegations.get(delegation_id),
+            self.host.delegations.get(delegation_id),
         )
         future = self._ends.get(delegation_id)
         if future is not None and not future.done():
@@ -259,7 +259,7 @@ class JobRuns:
 
     def _notice(self, level: str, text: str) -> None:
         getattr(log, "error" if level == "error" else "info")("%s", text)
-        self.engine.events.publish(Notice("", level, text))  # type: ignore[arg-type]
+        self.host.events.publish(Notice("", level, text))  # type: ignore[arg-type]
 
     def _now(self) -> float:
         return self.clock.now().timestamp()

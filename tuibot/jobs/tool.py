@@ -20,6 +20,7 @@ from tuibot.jobs.book import NewJob
 from tuibot.jobs.records import Job
 from tuibot.jobs.schedule import ScheduleError, parse_schedule
 from tuibot.jobs.store import JobStoreError
+from tuibot.tool_services import ToolServices, services_of
 from tuibot.toolkit.decorator import ToolSpec
 from tuibot.toolkit.decorator import tool as tool_decorator
 from tuibot.toolkit.scope import ToolScope, current_scope
@@ -29,14 +30,15 @@ class CronRefused(Exception):
     """A call the tool will not do; the message says why."""
 
 
-def _context() -> tuple[ToolScope, Any]:
+def _context() -> tuple[ToolScope, ToolServices]:
     scope = current_scope()
-    if scope is None or scope.services is None or not scope.chat:
+    services = services_of(scope)
+    if scope is None or services is None or not scope.chat:
         raise CronRefused("the cron tool works only inside a bot's turn")
-    return scope, scope.services
+    return scope, services
 
 
-def describe(job: Job, engine: Any) -> dict[str, Any]:
+def describe(job: Job, engine: ToolServices) -> dict[str, Any]:
     """A job as the model reads it back."""
     upcoming = engine.jobs.next_run(job)
     last = job.last_run
@@ -119,7 +121,7 @@ async def cron(
     return _answer(describe(added, engine))
 
 
-def _remove(scope: ToolScope, engine: Any, wanted: str) -> str:
+def _remove(scope: ToolScope, engine: ToolServices, wanted: str) -> str:
     if not wanted.strip():
         raise CronRefused("give the id of the job to remove (see action list)")
     found = engine.jobs.store.get(wanted)

@@ -19,7 +19,7 @@ from tuibot.jobs.scheduler import JobScheduler
 from tuibot.paths import config_home
 
 if TYPE_CHECKING:
-    from tuibot.engine import Engine
+    from tuibot.jobs.host import JobsHost
 
 log = logging.getLogger("tuibot.jobs")
 
@@ -38,16 +38,16 @@ class ScheduledWork:
         self.runs.close()
 
 
-def start(engine: Engine, clock: Clock) -> ScheduledWork:
+def start(host: JobsHost, clock: Clock) -> ScheduledWork:
     """Register every job and the heartbeat in the running loop, and start scheduling."""
-    store = engine.jobs.store
-    settings = engine.settings
+    store = host.jobs.store
+    settings = host.settings
 
     def report(level: str, text: str) -> None:
-        engine.events.publish(Notice("", level, text))  # type: ignore[arg-type]
+        host.events.publish(Notice("", level, text))  # type: ignore[arg-type]
 
-    runs = JobRuns(engine, store, clock)
-    heartbeat = Heartbeat(engine, store, clock, config_home())
+    runs = JobRuns(host, store, clock)
+    heartbeat = Heartbeat(host, store, clock, config_home())
     scheduler = JobScheduler(
         store,
         clock,
@@ -66,6 +66,5 @@ def start(engine: Engine, clock: Clock) -> ScheduledWork:
         log.warning("earlier job runs not followed: %s", error)
         report("error", f"jobs: earlier runs not followed: {error}")
     scheduler.start()
-    engine.jobs.scheduler = scheduler
-    engine.jobs.clock = clock
+    host.jobs.attach(scheduler, clock)
     return ScheduledWork(scheduler, runs, heartbeat)

@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from tuibot.toolkit.workspace import use_workspace
 
@@ -46,9 +46,10 @@ class ToolScope:
     call_id: str = ""
     """The id of the tool call now running ("" outside one), e.g. for a delegation's
     record to name the ``delegate`` call that gave the work."""
-    services: Any = None
-    """Engine services for the engine's own tools (memory, delegation); None in tests
-    that run plugins alone."""
+    services: object = None
+    """The engine, for the engine's own tools (memory, delegation, cron), which read it
+    only through :func:`tuibot.tool_services.services_of`; opaque to the framework. None
+    in tests that run plugins alone."""
 
 
 @contextmanager
