@@ -123,10 +123,18 @@ async def test_a_secret_read_by_a_tool_is_masked(server: ScriptedServer, hermeti
     (hermetic / "work" / ".env").write_text(f"KEY={canary}\n")
     engine = make_engine(server)
     seen = Recorder(engine)
+    engine.events.listen(  # reading a secret-looking file asks: the person allows it once
+        lambda event: (
+            engine.decide(event.request_id, Decision(True, reason="once"))
+            if isinstance(event, ApprovalRequested)
+            else None
+        )
+    )
     server.enqueue(tool_calls([("read_file", '{"path": ".env"}')]), text("ok"))
     chat = engine.new_chat().id
 
     await ask(engine, chat, "read .env")
+    assert len(seen.of(ApprovalRequested)) == 1
 
     assert canary not in seen.of(ToolFinished)[0].output
     assert canary not in engine.chats.path(chat).read_text()
