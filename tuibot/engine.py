@@ -181,11 +181,29 @@ class Engine:
             import_timeout=self.settings.tools.import_timeout,
         )
         self.tool_catalog.load_all()
+        self._start_mcp()
         for problem in self._journal_problems:
             self._tool_notice(
                 "warning", f"delegation journal: set aside line {problem.line}: {problem.reason}"
             )
         self._journal_problems = []
+
+    def _start_mcp(self) -> None:
+        """Offer the MCP servers' cached tools now; connect them in the background."""
+        from tuibot.mcp.manager import McpManager, keyring_secret
+
+        self.mcp = McpManager(
+            self.settings.mcp.servers,
+            self.paths.mcp,
+            cwd=self.settings.cwd,
+            publish=self.tool_catalog.set_extra,
+            notify=self._tool_notice,
+            secret=keyring_secret,
+        )
+        self.mcp.offer_cached()
+        with contextlib.suppress(RuntimeError):  # no loop (a sync caller): cached tools only
+            asyncio.get_running_loop()
+            self.mcp.start()
 
     def start_reloader(self) -> None:
         """Hot-reload tools, the tool state file and skills (after ``load_tools``, in a loop)."""
@@ -273,6 +291,8 @@ class Engine:
         reloader = getattr(self, "tool_reloader", None)
         if reloader is not None:
             await reloader.stop()
+        if (mcp := getattr(self, "mcp", None)) is not None:
+            await mcp.close()
         for task in list(self._background):
             task.cancel()
         await asyncio.gather(*self._background, return_exceptions=True)

@@ -64,6 +64,16 @@ class ToolCatalog:
         """The current load error per entry that failed."""
         self._sources: dict[Path, str] = {}
         self._pinned: dict[str, ToolSpec] = {}
+        self.extras: dict[str, list[ToolSpec]] = {}
+        """Tools from other sources by source (``mcp:time``): above files, below builtins."""
+
+    def set_extra(self, source: str, specs: Sequence[ToolSpec]) -> None:
+        """Replace one outside source's tools (an MCP server's list) and rebuild."""
+        if specs:
+            self.extras[source] = list(specs)
+        else:
+            self.extras.pop(source, None)
+        self._rebuild(announce_overrides=False)
 
     def load_all(self) -> None:
         """Load every entry of every folder, then apply the state file."""
@@ -126,6 +136,8 @@ class ToolCatalog:
                 if announce_overrides and old is not None and old.source != spec.source:
                     self.notify("info", f"user tool {spec.name} overrides the bundled one")
                 merged[spec.name] = spec
+        for source in sorted(self.extras):
+            merged.update((spec.name, spec) for spec in self.extras[source])
         for spec in self.builtins:
             shadow = merged.get(spec.name)
             if announce_overrides and shadow is not None:
