@@ -43,6 +43,7 @@ class McpManager:
         publish: Publish,
         notify: Notify = lambda level, text: None,
         secret: SecretLookup = lambda _: None,
+        restart: bool = True,
     ) -> None:
         self.servers = {n: s for n, s in servers.items() if s.enabled}
         self.cache = ToolCache(data / "tools")
@@ -67,6 +68,14 @@ class McpManager:
         """Start every server in the background (needs a running event loop)."""
         for connection in self.connections.values():
             connection.start()
+
+    async def settle(self, slack: float = 30.0) -> None:
+        """Wait until every server is up or has failed (``startup_timeout`` + ``slack``)."""
+        import asyncio
+
+        await asyncio.gather(
+            *(c.wait_settled(c.server.startup_timeout + slack) for c in self.connections.values())
+        )
 
     async def close(self) -> None:
         """Stop every server."""
