@@ -93,6 +93,25 @@ def picture() -> Image:
     return Image(data=PNG, format="png")
 
 
+def serve_http(port: int, token: str) -> None:
+    """Streamable HTTP on loopback; every request must carry ``Bearer <token>``."""
+    import uvicorn
+
+    app = server.streamable_http_app()
+
+    async def guarded(scope, receive, send):  # type: ignore[no-untyped-def]
+        if scope["type"] == "http":
+            headers = dict(scope.get("headers") or [])
+            if headers.get(b"authorization", b"").decode() != f"Bearer {token}":
+                mark("refused")
+                await send({"type": "http.response.start", "status": 401, "headers": []})
+                await send({"type": "http.response.body", "body": b"no"})
+                return
+        await app(scope, receive, send)
+
+    uvicorn.run(guarded, host="127.0.0.1", port=port, log_level="warning")
+
+
 if __name__ == "__main__":
     print("fault server starting", file=sys.stderr, flush=True)
     if args.exit_at_start:
@@ -102,6 +121,6 @@ if __name__ == "__main__":
     if args.garbage:
         print("this is not json-rpc", flush=True)
     if args.http:
-        server.run("streamable-http", host="127.0.0.1", port=args.http)
+        serve_http(args.http, args.token)
     else:
         server.run()
