@@ -89,11 +89,11 @@ async def test_a_wrong_token_fails_the_server_with_a_reason(
     http_server: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     monkeypatch.setenv("MCP_WEB_API_KEY", "wrong-token-0123456789")
-    connection, text = await _call(http_server, keyring_secret)
+    _, text = await _call(http_server, keyring_secret)
     assert text.startswith("Error:") and "'web' failed" in text
     assert (tmp_path / "refused").exists()
 
 
 async def test_a_missing_credential_says_how_to_set_it(http_server: str) -> None:
-    connection, text = await _call(http_server, lambda name: None)
+    _, text = await _call(http_server, lambda name: None)
     assert "tuibot keys set mcp-web" in text
