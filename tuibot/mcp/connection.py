@@ -145,6 +145,7 @@ class ServerConnection:
 
     async def _connected(self, errlog: IO[str]) -> None:
         """Open the transport and the session, list the tools, then wait for the end."""
+        await asyncio.to_thread(_import_sdk)  # seconds of imports, off the event loop
         import anyio
         from mcp import ClientSession
 
@@ -246,6 +247,14 @@ class ServerConnection:
             result = await session.call_tool(tool, arguments)
         dumped: dict[str, Any] = result.model_dump(by_alias=True, exclude_none=True, mode="json")
         return dumped
+
+
+def _import_sdk() -> None:
+    """Import the ``mcp`` client (and its HTTP transport): done in a worker thread, so a
+    turn that streams while servers start is not held up by the import."""
+    import mcp.client.stdio
+    import mcp.client.streamable_http
+    import mcp.types  # noqa: F401
 
 
 async def _list_tools(session: Any) -> list[dict[str, Any]]:
