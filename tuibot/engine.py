@@ -165,8 +165,12 @@ class Engine:
 
     # -- lifecycle -------------------------------------------------------------------
 
-    def load_tools(self) -> None:
-        """Load bundled tools, then the user's (a user tool overrides a bundled one)."""
+    def load_tools(self, *, lazy_mcp: bool = False) -> None:
+        """Load bundled tools, then the user's (a user tool overrides a bundled one).
+
+        MCP servers start in the background now, or with ``lazy_mcp`` (one-shot ``ask``)
+        on their first call, so a run that calls none never pays for starting them.
+        """
         from tuibot.delegation.tools import delegation_tools
         from tuibot.jobs.tool import cron_tool
         from tuibot.toolkit.catalog import ToolCatalog, default_folders
@@ -181,14 +185,14 @@ class Engine:
             import_timeout=self.settings.tools.import_timeout,
         )
         self.tool_catalog.load_all()
-        self._start_mcp()
+        self._start_mcp(lazy_mcp)
         for problem in self._journal_problems:
             self._tool_notice(
                 "warning", f"delegation journal: set aside line {problem.line}: {problem.reason}"
             )
         self._journal_problems = []
 
-    def _start_mcp(self) -> None:
+    def _start_mcp(self, lazy: bool) -> None:
         """Offer the MCP servers' cached tools now; connect them in the background."""
         from tuibot.mcp.manager import McpManager, keyring_secret
 
@@ -203,7 +207,8 @@ class Engine:
         self.mcp.offer_cached()
         with contextlib.suppress(RuntimeError):  # no loop (a sync caller): cached tools only
             asyncio.get_running_loop()
-            self.mcp.start()
+            if not lazy:
+                self.mcp.start()
 
     def start_reloader(self) -> None:
         """Hot-reload tools, the tool state file and skills (after ``load_tools``, in a loop)."""

@@ -223,10 +223,13 @@ class ServerConnection:
         return f"MCP server {self.server.name!r} failed: {self.reason}{again}"
 
     async def session(self) -> Any:
-        """The live session, waiting up to ``startup_timeout`` for one that is starting."""
+        """The live session, waiting up to ``startup_timeout`` for one that is starting
+        (a server left to start on first use is started now)."""
+        self.start()
         if self.state != "ready":
             if self.state == "failed":
                 raise Unavailable(self.refusal() or "failed")
+            await asyncio.sleep(0)  # let a task started just now begin ("starting")
             await self.wait_settled(self.server.startup_timeout)
         if self.state != "ready" or self._session is None:
             why = self.refusal() or (
