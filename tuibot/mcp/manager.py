@@ -78,9 +78,10 @@ class McpManager:
         )
 
     async def close(self) -> None:
-        """Stop every server."""
-        for connection in self.connections.values():
-            await connection.close()
+        """Stop every server, all at once (each may take seconds to exit)."""
+        import asyncio
+
+        await asyncio.gather(*(c.close() for c in self.connections.values()))
 
     def _changed(self, connection: ServerConnection) -> None:
         """A connection came up or failed: new tools into the registry, a notice out."""
