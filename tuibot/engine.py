@@ -194,6 +194,8 @@ class Engine:
 
     def _start_mcp(self, lazy: bool) -> None:
         """Offer the MCP servers' cached tools now; connect them in the background."""
+        if not self.settings.mcp.servers:
+            return  # nothing to import or start
         from tuibot.mcp.manager import McpManager, keyring_secret
 
         self.mcp = McpManager(

@@ -79,7 +79,9 @@ async def _mcp_checks(engine: Any) -> bool:
     """Each enabled MCP server started and listing its tools; False when one failed."""
     from tuibot.commands.mcp import failure_details
 
-    manager = engine.mcp
+    manager = getattr(engine, "mcp", None)
+    if manager is None:
+        return True
     await manager.settle()
     good = True
     for name, connection in manager.connections.items():
