@@ -94,6 +94,7 @@ def test_as_dict_is_plain_and_leaves_out_derived_names() -> None:
         "heartbeat",
         "logging",
         "tui",
+        "mcp",
     }
     assert "name" not in data["providers"]["local"]
     assert data["agent"]["params"] == {}

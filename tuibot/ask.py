@@ -396,7 +396,7 @@ async def run_ask(engine: Engine, options: AskOptions, out: TextIO, err: TextIO)
 
     if chat:
         manager.limit_root(chat, RootLimits(options.max_steps, options.max_micros, at_limit))
-    engine.load_tools()
+    engine.load_tools(lazy_mcp=True)  # MCP servers start on their first call
     if options.chat and not is_command(options.prompt):
         manager.recover(chat)
     future = await engine.send(chat, options.prompt)

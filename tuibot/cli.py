@@ -21,6 +21,7 @@ from tuibot.commands import (
     grants,
     jobs,
     keys,
+    mcp,
     output,
     run,
     skills,
@@ -51,6 +52,7 @@ def build_parser() -> argparse.ArgumentParser:
         trust,
         doctor,
         tools,
+        mcp,
         skills,
     )
     for module in modules:

@@ -170,8 +170,12 @@ class Engine:
 
     # -- lifecycle -------------------------------------------------------------------
 
-    def load_tools(self) -> None:
-        """Load bundled tools, then the user's (a user tool overrides a bundled one)."""
+    def load_tools(self, *, lazy_mcp: bool = False) -> None:
+        """Load bundled tools, then the user's (a user tool overrides a bundled one).
+
+        MCP servers start in the background now, or with ``lazy_mcp`` (one-shot ``ask``)
+        on their first call, so a run that calls none never pays for starting them.
+        """
         from tuibot.delegation.tools import delegation_tools
         from tuibot.jobs.tool import cron_tool
         from tuibot.toolkit.catalog import ToolCatalog, default_folders
@@ -186,11 +190,32 @@ class Engine:
             import_timeout=self.settings.tools.import_timeout,
         )
         self.tool_catalog.load_all()
+        self._start_mcp(lazy_mcp)
         for problem in self._journal_problems:
             self._tool_notice(
                 "warning", f"delegation journal: set aside line {problem.line}: {problem.reason}"
             )
         self._journal_problems = []
+
+    def _start_mcp(self, lazy: bool) -> None:
+        """Offer the MCP servers' cached tools now; connect them in the background."""
+        if not self.settings.mcp.servers:
+            return  # nothing to import or start
+        from tuibot.mcp.manager import McpManager, keyring_secret
+
+        self.mcp = McpManager(
+            self.settings.mcp.servers,
+            self.paths.mcp,
+            cwd=self.settings.cwd,
+            publish=self.tool_catalog.set_extra,
+            notify=self._tool_notice,
+            secret=keyring_secret,
+        )
+        self.mcp.offer_cached()
+        with contextlib.suppress(RuntimeError):  # no loop (a sync caller): cached tools only
+            asyncio.get_running_loop()
+            if not lazy:
+                self.mcp.start()
 
     def start_reloader(self) -> None:
         """Hot-reload tools, the tool state file and skills (after ``load_tools``, in a loop)."""
@@ -278,6 +303,8 @@ class Engine:
         reloader = getattr(self, "tool_reloader", None)
         if reloader is not None:
             await reloader.stop()
+        if (mcp := getattr(self, "mcp", None)) is not None:
+            await mcp.close()
         for task in list(self._background):
             task.cancel()
         await asyncio.gather(*self._background, return_exceptions=True)

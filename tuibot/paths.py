@@ -109,6 +109,11 @@ class DataPaths:
         return self.root / "tuibot.lock"
 
     @property
+    def mcp(self) -> Path:
+        """MCP servers' cached tool lists and the images their results carried."""
+        return self.root / "mcp"
+
+    @property
     def memory(self) -> Path:
         """One ``<bot>.md`` per bot: what the bot saved for later turns."""
         return self.root / "memory"

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from tuibot.project_config import ProjectFile, choose_config
 from tuibot.settings_layers import Layers, edit_document
+from tuibot.settings_mcp import McpSettings, check_servers
 
 if TYPE_CHECKING:
     from tuibot.toolkit.scope import ToolScope
@@ -305,6 +306,8 @@ class Settings:
     """The full-screen app: theme, bell, desktop notifications, key bindings."""
     logging: LoggingSettings = field(default_factory=LoggingSettings)
     """The application log (``tuibot config path`` shows where it is)."""
+    mcp: McpSettings = field(default_factory=McpSettings)
+    """MCP servers whose tools the model may call (see docs/mcp.md)."""
     files: list[Path] = field(default_factory=list, metadata=META)
     """Config files in use (none or one today)."""
     config_dir: Path = field(default_factory=Path.cwd, metadata=META)
@@ -414,6 +417,7 @@ def _check(settings: Settings, layers: Layers) -> None:
             origin = layers.origins.get(key, layers.default)
             want = "a defined provider: " + ", ".join(settings.providers)
             raise bad_value(f"{origin.label}: ", key, name, want)
+    check_servers(settings.mcp.servers, f"{settings.files[0]}: " if settings.files else "")
     for bot in settings.bots.values():
         if bot.name.casefold() == settings.agent.name.casefold():
             label = f"{settings.files[0]}: " if settings.files else ""

@@ -46,6 +46,10 @@ def reference(root: type) -> str:
     for name, key in schema(root).items():
         if key.kind == "section":
             out += _section(f"[{name}]", key.hint, intro.get(name, ""))
+            inner = field_docs(key.hint)
+            for sub, subkey in schema(key.hint).items():  # [mcp.servers.<name>]
+                if subkey.kind == "named":
+                    out += _section(f"[{name}.{sub}.<name>]", subkey.hint, inner.get(sub, ""))
         elif key.kind == "named":
             out += _section(f"[{name}.<name>]", key.hint, intro.get(name, ""))
             if "name" in derived_fields(key.hint):
@@ -71,6 +75,8 @@ def _section(title: str, cls: type, intro: str) -> list[str]:
 def _type(key: Key) -> str:
     if key.kind == "table":
         return "table"
+    if key.kind == "named":
+        return "named tables"
     text = expected(key.hint, key.rules)
     for article in ("a ", "an "):
         text = text.removeprefix(article)

@@ -69,9 +69,29 @@ async def _checks(settings: Any, base_url: str | None) -> int:
         for message in filter(None, errors):
             failed |= message.startswith("tool not loaded")
             _line(BAD if message.startswith("tool not loaded") else OK, "tools", message)
+        failed |= not await _mcp_checks(engine)
     finally:
         await engine.close()
     return 1 if failed else 0
+
+
+async def _mcp_checks(engine: Any) -> bool:
+    """Each enabled MCP server started and listing its tools; False when one failed."""
+    from tuibot.commands.mcp import failure_details
+
+    manager = getattr(engine, "mcp", None)
+    if manager is None:
+        return True
+    await manager.settle()
+    good = True
+    for name, connection in manager.connections.items():
+        if connection.state == "ready":
+            _line(OK, f"mcp {name}", f"ready, {len(connection.tools or [])} tools")
+            continue
+        good = False
+        _line(BAD, f"mcp {name}", connection.state)
+        print(failure_details(connection), file=sys.stdout)
+    return good
 
 
 def _keyring_check(mark_if_missing: str) -> bool:

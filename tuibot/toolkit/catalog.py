@@ -11,6 +11,7 @@ at import is reported like a broken one and cannot stall start-up or ``tools lis
 from __future__ import annotations
 
 import dataclasses
+import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -64,6 +65,18 @@ class ToolCatalog:
         """The current load error per entry that failed."""
         self._sources: dict[Path, str] = {}
         self._pinned: dict[str, ToolSpec] = {}
+        self.extras: dict[str, list[ToolSpec]] = {}
+        """Tools from other sources by source (``mcp:time``): above files, below builtins."""
+        self._rebuilding = threading.RLock()
+        """Reloads rebuild in a worker thread, MCP servers on the loop: one at a time."""
+
+    def set_extra(self, source: str, specs: Sequence[ToolSpec]) -> None:
+        """Replace one outside source's tools (an MCP server's list) and rebuild."""
+        if specs:
+            self.extras[source] = list(specs)
+        else:
+            self.extras.pop(source, None)
+        self._rebuild(announce_overrides=False)
 
     def load_all(self) -> None:
         """Load every entry of every folder, then apply the state file."""
@@ -117,6 +130,10 @@ class ToolCatalog:
 
     def _rebuild(self, *, announce_overrides: bool) -> None:
         """Merge all entries' tools (user over bundled) and swap them into the registry."""
+        with self._rebuilding:
+            self._merge_and_swap(announce_overrides)
+
+    def _merge_and_swap(self, announce_overrides: bool) -> None:
         ranks = {source: rank for rank, (_, source) in enumerate(self.folders)}
         merged: dict[str, ToolSpec] = {}
         ordered = sorted(self.entries, key=lambda e: (ranks.get(self._sources[e], 0), e.name))
@@ -126,6 +143,8 @@ class ToolCatalog:
                 if announce_overrides and old is not None and old.source != spec.source:
                     self.notify("info", f"user tool {spec.name} overrides the bundled one")
                 merged[spec.name] = spec
+        for source in sorted(self.extras):
+            merged.update((spec.name, spec) for spec in self.extras[source])
         for spec in self.builtins:
             shadow = merged.get(spec.name)
             if announce_overrides and shadow is not None:

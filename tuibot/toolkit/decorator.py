@@ -57,9 +57,14 @@ class ToolSpec:
     """``sys.platform`` prefixes it runs on (``"linux"``, ``"darwin"``…); empty = all."""
     requires: tuple[str, ...] = ()
     """Programs that must be on ``PATH`` for it to run (``"nvidia-smi"``)."""
+    availability: Callable[[], str | None] | None = None
+    """Asked before every call: why the tool cannot run right now (its MCP server has
+    failed), or None; the tool stays listed and refuses in one line meanwhile."""
 
     def unavailable_reason(self) -> str | None:
         """Why this tool cannot run on this machine now, or None when it can."""
+        if self.availability is not None and (reason := self.availability()) is not None:
+            return reason
         return unavailable_reason(self.platforms, self.requires)
 
     @property
