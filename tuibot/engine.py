@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from tuibot.agent.context import build_system_prompt
 from tuibot.agent.loop import Turn, run_turn
+from tuibot.agent.prepare import context_for
+from tuibot.agent.tokens import TokenCounter
 from tuibot.approvals import ApprovalQueue, Decision
 from tuibot.bots import Bot, BotDirectory
 from tuibot.delegation.journal import DelegationJournal
@@ -42,6 +44,7 @@ from tuibot.jobs.book import JobBook
 from tuibot.jobs.store import JobStore
 from tuibot.llm.parts import ModelClient
 from tuibot.llm.select import Route, make_client, needs_key, select_route
+from tuibot.llm.windows import WindowBook
 from tuibot.memory import MemoryStore, MemoryStoreError, memory_path
 from tuibot.paths import DataPaths, config_home
 from tuibot.permissions import Permission, permission_details, request_summary
@@ -150,6 +153,11 @@ class Engine:
         self._clients: dict[str, ModelClient] = {}
         self._prompt_tools: set[str] = set()
         """Providers that refused native tools; their turns get the tools in the prompt."""
+        self.windows = WindowBook(
+            self.paths.root / "windows.json", settings.agent.default_context_window
+        )
+        """Each model's context window, cached on disk (see docs/context.md)."""
+        self.tokens = TokenCounter()
         self._states: dict[str, ChatState] = {}
         self.skills = SkillCatalog(default_roots(), self._skill_problems)
         self._memories: dict[str, MemoryStore] = {}
@@ -502,7 +510,14 @@ class Engine:
         if notice:
             user["notice"] = True
         self.chats.append(chat, [user])  # durable before the model is called
-        history = [*loaded.messages[loaded.consolidated :], user]
+        context = context_for(
+            loaded,
+            self.windows,
+            self.tokens,
+            self.settings.agent,
+            lambda upto, summary, facts: self.chats.add_compaction(chat, upto, summary, **facts),
+        )
+        history = [*loaded.messages[context.offset :], user]
         self.events.publish(
             TurnStarted(chat, turn_id, bot.name, route.model, input=text, notice=notice)
         )
@@ -545,6 +560,7 @@ class Engine:
             on_usage=on_usage,
             before_tools=before_tools,
             prompt_tools=self._prompt_tools,
+            context=context,
         )
 
     def scope_for(self, bot: Bot) -> ToolScope:

@@ -116,7 +116,7 @@ def expected(hint: Any, limits: Mapping[str, Any]) -> str:
     if typing.get_origin(base) is list:
         return "a list of strings"
     if typing.get_origin(base) is dict:
-        return "a table"
+        return "a table of integers" + suffix if typing.get_args(base)[1:] == (int,) else "a table"
     return "a value"
 
 
@@ -161,7 +161,13 @@ def _coerce_type(base: Any, limits: Mapping[str, Any], value: Any) -> Any:
         ok = isinstance(value, list) and all(isinstance(v, item) for v in value)
         return list(value) if ok else _BAD
     if origin is dict:
-        return dict(value) if isinstance(value, dict) else _BAD
+        if not isinstance(value, dict):
+            return _BAD
+        if typing.get_args(base)[1:] == (int,):  # a table of counts: each value checked
+            counts = all(_coerce_type(int, {}, v) is not _BAD for v in value.values())
+            if not counts or not all(_within(limits, v) for v in value.values()):
+                return _BAD
+        return dict(value)
     return value if isinstance(value, base) else _BAD
 
 

@@ -34,6 +34,7 @@ from tuibot.toolkit.scope import ToolScope, use_scope
 from tuibot.toolkit.validate import validate_arguments
 
 if TYPE_CHECKING:
+    from tuibot.agent.prepare import TurnContext
     from tuibot.permissions import Permission
 
 ROUND_LIMIT = (
@@ -95,6 +96,9 @@ class Turn:
     """Everything the model said this turn, across finished rounds (kept on cancel)."""
     rounds: int = 0
     """Model calls started so far (read it for a turn that was cancelled)."""
+    context: TurnContext | None = None
+    """The chat's context window, counting and compaction; None sends the plain history
+    window (``history_limit`` messages) as older code did."""
     prompt_tools: set[str] = field(default_factory=set)
     """Providers found to refuse native ``tools``: their tools go in the prompt. The engine
     shares one set with every turn, so a provider is switched once per process."""
@@ -124,7 +128,13 @@ async def run_turn(turn: Turn) -> TurnFinished:
                 if result.finish == "length":
                     turn.emit(Notice(turn.chat, "warning", "The answer hit the token limit."))
                 return TurnFinished(
-                    turn.chat, turn.turn_id, "completed", turn.answer, total, rounds=turn.rounds
+                    turn.chat,
+                    turn.turn_id,
+                    "completed",
+                    turn.answer,
+                    total,
+                    rounds=turn.rounds,
+                    context=_context(turn),
                 )
             if turn.before_tools is not None:
                 await turn.before_tools(turn)
@@ -143,7 +153,13 @@ async def run_turn(turn: Turn) -> TurnFinished:
         total,
         error=text,
         rounds=turn.rounds,
+        context=_context(turn),
     )
+
+
+def _context(turn: Turn) -> dict[str, int] | None:
+    """The last request's size against the window, when the turn measured it."""
+    return turn.context.usage() if turn.context is not None else None
 
 
 def _tagged(turn: Turn, message: dict[str, Any]) -> dict[str, Any]:
@@ -193,7 +209,9 @@ def _interrupted(turn: Turn, result: RoundResult, total: Usage, answer: str) -> 
     kind = error.kind if error else "interrupted"
     had_output = bool(result.text or result.reasoning or result.calls)
     _keep_partial(turn, "interrupted")
-    if error is None and not had_output:
+    if result.overflow is not None:
+        message = result.overflow
+    elif error is None and not had_output:
         where = getattr(turn.client, "where", "the model server")
         message = (
             f"{where} sent no answer tuibot can read "
@@ -210,6 +228,8 @@ def _interrupted(turn: Turn, result: RoundResult, total: Usage, answer: str) -> 
     if kind == "timeout" and not had_output:
         error_kind = "unreachable"
     status: TurnStatus = "interrupted" if had_output or kind == "interrupted" else "failed"
+    if result.overflow is not None:
+        status, error_kind = "failed", "rejected"
     turn.emit(Notice(turn.chat, "error", message))
     return TurnFinished(
         turn.chat,
@@ -220,6 +240,7 @@ def _interrupted(turn: Turn, result: RoundResult, total: Usage, answer: str) -> 
         error=message,
         error_kind=error_kind,
         rounds=turn.rounds,
+        context=_context(turn),
     )
 
 
