@@ -161,13 +161,7 @@ def _coerce_type(base: Any, limits: Mapping[str, Any], value: Any) -> Any:
         ok = isinstance(value, list) and all(isinstance(v, item) for v in value)
         return list(value) if ok else _BAD
     if origin is dict:
-        if not isinstance(value, dict):
-            return _BAD
-        if typing.get_args(base)[1:] == (int,):  # a table of counts: each value checked
-            counts = all(_coerce_type(int, {}, v) is not _BAD for v in value.values())
-            if not counts or not all(_within(limits, v) for v in value.values()):
-                return _BAD
-        return dict(value)
+        return dict(value) if isinstance(value, dict) else _BAD
     return value if isinstance(value, base) else _BAD
 
 
