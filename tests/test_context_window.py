@@ -206,3 +206,35 @@ async def test_a_failed_compaction_leaves_the_chat_as_it_was(server: ScriptedSer
     )
     assert_pairs_valid(chat_bodies(server)[-1]["messages"])
     await engine.close()
+
+
+def test_ask_json_done_carries_the_context_in_use(server: ScriptedServer) -> None:
+    from ask_helpers import json_lines, of_type, run_ask
+
+    windowed(server, 50_000, "refuse")
+    ran = run_ask(server, "--json", "hello", TUIBOT_PROVIDERS__LOCAL__CONTEXT_WINDOW="32768")
+    assert ran.code == 0, ran.stderr
+    (done,) = of_type(json_lines(ran), "done")
+    assert done["context"]["window"] == 32768
+    assert 1000 < done["context"]["used"] < 32768  # system prompt and tools at least
+
+
+async def test_chats_show_marks_where_compaction_happened(server: ScriptedServer) -> None:
+    from ask_helpers import tuibot_argv
+
+    windowed(server, 8000, "refuse")
+    engine = make_engine(server, **FIXED_WINDOW)
+    chat = engine.new_chat().id
+    long_chat(engine, chat, 30)
+    await ask(engine, chat, "what did f3.txt hold?")
+    upto = engine.chats.load(chat).compactions[-1]["upto"]
+    await engine.close()
+    import subprocess
+
+    shown = subprocess.run(tuibot_argv("chats", "show", chat), capture_output=True, text=True)
+    assert shown.returncode == 0, shown.stderr
+    out = shown.stdout
+    mark = out.index("── compacted")
+    assert "The user asked about a big file" in out[mark:]
+    assert "f0.txt holds the number 0." in out[:mark]  # the originals are still shown
+    assert f"read f{upto // 4}.txt please" in out[mark:]

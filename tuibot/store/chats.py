@@ -22,7 +22,7 @@ import re
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -107,9 +107,14 @@ class Chat:
     """Synthetic "interrupted" tool results added by this load."""
     consolidated: int = 0
     """How many leading messages were folded into the bot's memory (see ``mark_consolidated``)."""
-    compaction: dict[str, Any] | None = None
-    """The latest ``compaction`` record: ``summary`` stands for the first ``upto`` messages
-    in the model's history (see ``add_compaction``); None when never compacted."""
+    compactions: list[dict[str, Any]] = field(default_factory=list)
+    """The ``compaction`` records, oldest first (see ``add_compaction``)."""
+
+    @property
+    def compaction(self) -> dict[str, Any] | None:
+        """The latest compaction: its ``summary`` stands for the first ``upto`` messages in
+        the model's history; None when the chat was never compacted."""
+        return self.compactions[-1] if self.compactions else None
 
 
 def new_chat_id(now: float | None = None) -> str:
@@ -351,11 +356,9 @@ class ChatStore:
             updated = path.stat().st_mtime
         messages = [r["message"] for r in repaired]
         consolidated = min(max((m["upto"] for m in marks), default=0), len(messages))
-        compaction = compactions[-1] if compactions else None
-        if compaction is not None and compaction["upto"] > len(messages):
-            compaction = None  # written for a history this file no longer has
+        compactions = [c for c in compactions if c["upto"] <= len(messages)]  # else stale
         meta = _meta(chat_id, header, updated)
-        return Chat(meta, messages, problems, added, consolidated, compaction)
+        return Chat(meta, messages, problems, added, consolidated, compactions)
 
     def mark_consolidated(self, chat_id: str, upto: int) -> None:
         """Record that the first ``upto`` messages are now in the bot's memory.
