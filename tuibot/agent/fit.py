@@ -77,65 +77,108 @@ def fit_request(
     measure: Measure,
     placeholder: bool = False,
 ) -> Fitted:
-    """The system prompt and as much history as fits ``budget`` tokens (see module doc)."""
-    window = [sanitize(message, placeholder) for message in history_window(history, limit)]
+    """The system prompt and as much history as fits ``budget`` tokens (see module doc).
+
+    Walks back from the newest message and stops once the budget is spent, so the cost
+    follows what is sent, not how long the chat is.
+    """
+    window = history_window(history, limit)
     fixed = len(system_prompt) + tools_chars(tools)
-    sizes = [message_chars(message) for message in window]
-    fitted = Fitted(window, 0, 0)
-
-    def size() -> int:
+    share = measure.chars_for(int(budget * RESULT_SHARE))
+    protected = _protected_start(window)
+    start, caps = 0, (None, None)
+    for caps in ((None, None), (share, None), (share, OLD_RESULT_CHARS)):
+        start = _first_kept(window, fixed, budget, measure, caps, protected)
+        if start == 0:
+            break
+    fitted = Fitted([], 0, 0, over=start > 0)
+    kept = [sanitize(message, placeholder) for message in window[start:]]
+    fitted.dropped = start
+    _apply_caps(kept, caps, protected - start, fitted)
+    sizes = [message_chars(message) for message in kept]
+    fitted.chars = fixed + sum(sizes)
+    fitted.tokens = measure.tokens(fitted.chars, len(kept) + 1)
+    if fitted.tokens > budget:
+        _cut_biggest(kept, sizes, measure.chars_for(fitted.tokens - budget), fitted)
         fitted.chars = fixed + sum(sizes)
-        fitted.tokens = measure.tokens(fitted.chars, len(window) + 1)
-        return fitted.tokens
-
-    if size() > budget:
-        _cut_results(window, sizes, measure.chars_for(int(budget * RESULT_SHARE)), 0, fitted)
-    if size() > budget:
-        protected = _protected_start(window)
-        _cut_results(window, sizes, OLD_RESULT_CHARS, 0, fitted, only_before=protected)
-    if size() > budget:
-        fitted.over = True
-        while size() > budget and (start := _next_turn(window)):
-            fitted.dropped += start
-            del window[:start], sizes[:start]
-    if size() > budget:
-        _cut_biggest(window, sizes, measure.chars_for(size() - budget), fitted)
-        size()
-    fitted.messages = [{"role": "system", "content": system_prompt}, *window]
+        fitted.tokens = measure.tokens(fitted.chars, len(kept) + 1)
+    fitted.messages = [{"role": "system", "content": system_prompt}, *kept]
     return fitted
 
 
-def _protected_start(window: list[dict[str, Any]]) -> int:
-    """Index of the user message that opens the last ``KEEP_TURNS`` turns."""
-    users = [i for i, message in enumerate(window) if message.get("role") == "user"]
-    return users[-KEEP_TURNS] if len(users) >= KEEP_TURNS else 0
+Caps = tuple[int | None, int | None]
+"""(most characters of any tool result, of a tool result before the protected turns)."""
 
 
-def _cut_results(
-    window: list[dict[str, Any]],
-    sizes: list[int],
-    keep: int,
-    start: int,
-    fitted: Fitted,
-    only_before: int | None = None,
-) -> None:
-    """Cut tool results longer than ``keep`` characters to their head and tail."""
-    end = len(window) if only_before is None else only_before
-    for index in range(start, end):
+def _capped(message: dict[str, Any], size: int, caps: Caps, old: bool) -> int:
+    """A message's size once the caps are applied to it."""
+    if message.get("role") != "tool":
+        return size
+    share, old_cap = caps
+    if share is not None:
+        size = min(size, share + len(RESULT_MARKER) + 8)
+    if old and old_cap is not None:
+        size = min(size, old_cap + len(RESULT_MARKER) + 8)
+    return size
+
+
+def _first_kept(
+    window: Sequence[dict[str, Any]],
+    fixed: int,
+    budget: int,
+    measure: Measure,
+    caps: Caps,
+    protected: int,
+) -> int:
+    """Where the request must start for the rest to fit (0: everything fits).
+
+    A start is always a user message, so no tool result loses its call; when even the
+    last turn does not fit, it is the last turn's start (its messages get cut instead).
+    """
+    chars, count = fixed, 1
+    for index in range(len(window) - 1, -1, -1):
         message = window[index]
+        chars += _capped(message, message_chars(message), caps, index < protected)
+        count += 1
+        if measure.tokens(chars, count) > budget:
+            return _next_user(window, index + 1)
+    return 0
+
+
+def _next_user(window: Sequence[dict[str, Any]], index: int) -> int:
+    """The first user message at or after ``index`` (else the last one: keep a turn)."""
+    for at in range(index, len(window)):
+        if window[at].get("role") == "user":
+            return at
+    for at in range(min(index, len(window)) - 1, -1, -1):
+        if window[at].get("role") == "user":
+            return at
+    return max(len(window) - 1, 0)
+
+
+def _apply_caps(kept: list[dict[str, Any]], caps: Caps, protected: int, fitted: Fitted) -> None:
+    """Cut the tool results the caps say are too long, to their head and tail."""
+    share, old_cap = caps
+    for index, message in enumerate(kept):
         content = message.get("content")
-        if message.get("role") != "tool" or not isinstance(content, str) or len(content) <= keep:
+        if message.get("role") != "tool" or not isinstance(content, str):
             continue
-        window[index] = {**message, "content": cut_middle(content, keep, RESULT_MARKER)}
-        sizes[index] = message_chars(window[index])
-        fitted.cut_results += 1
+        keep = share if share is not None else len(content)
+        if index < protected and old_cap is not None:
+            keep = min(keep, old_cap)
+        if len(content) > keep:
+            kept[index] = {**message, "content": cut_middle(content, keep, RESULT_MARKER)}
+            fitted.cut_results += 1
 
 
-def _next_turn(window: list[dict[str, Any]]) -> int:
-    """Where the second turn starts (0 when only one turn is left: nothing to drop)."""
-    for index, message in enumerate(window[1:], start=1):
-        if message.get("role") == "user":
-            return index
+def _protected_start(window: Sequence[dict[str, Any]]) -> int:
+    """Index of the user message that opens the last ``KEEP_TURNS`` turns."""
+    seen = 0
+    for index in range(len(window) - 1, -1, -1):
+        if window[index].get("role") == "user":
+            seen += 1
+            if seen == KEEP_TURNS:
+                return index
     return 0
 
 
