@@ -31,6 +31,11 @@ RESULT_MARKER = (
 MESSAGE_MARKER = "\n[… tuibot cut {cut} characters here to fit the model's context window …]\n"
 
 
+Caps = tuple[int | None, int | None]
+"""(most characters of any tool result, of a tool result before the protected turns)."""
+_NO_CAPS: Caps = (None, None)
+
+
 @dataclass(frozen=True)
 class Measure:
     """Counts tokens for one model in one chat (the counter's anchor and ratio)."""
@@ -86,8 +91,9 @@ def fit_request(
     fixed = len(system_prompt) + tools_chars(tools)
     share = measure.chars_for(int(budget * RESULT_SHARE))
     protected = _protected_start(window)
-    start, caps = 0, (None, None)
-    for caps in ((None, None), (share, None), (share, OLD_RESULT_CHARS)):
+    start, caps = 0, _NO_CAPS
+    choices: tuple[Caps, ...] = ((None, None), (share, None), (share, OLD_RESULT_CHARS))
+    for caps in choices:
         start = _first_kept(window, fixed, budget, measure, caps, protected)
         if start == 0:
             break
@@ -104,10 +110,6 @@ def fit_request(
         fitted.tokens = measure.tokens(fitted.chars, len(kept) + 1)
     fitted.messages = [{"role": "system", "content": system_prompt}, *kept]
     return fitted
-
-
-Caps = tuple[int | None, int | None]
-"""(most characters of any tool result, of a tool result before the protected turns)."""
 
 
 def _capped(message: dict[str, Any], size: int, caps: Caps, old: bool) -> int:
