@@ -238,3 +238,35 @@ async def test_chats_show_marks_where_compaction_happened(server: ScriptedServer
     assert "The user asked about a big file" in out[mark:]
     assert "f0.txt holds the number 0." in out[:mark]  # the originals are still shown
     assert f"read f{upto // 4}.txt please" in out[mark:]
+
+
+async def test_compact_command_summarises_now_with_the_persons_instructions(
+    server: ScriptedServer,
+) -> None:
+    windowed(server, 100_000, "refuse")
+    engine = make_engine(server, **FIXED_WINDOW)
+    chat = engine.new_chat().id
+    long_chat(engine, chat, 5)
+    output = await (await engine.send(chat, "/compact keep the API decisions"))
+    assert output.ok, output.text
+    [summary_request] = chat_bodies(server)
+    assert is_summary(summary_request)
+    assert "keep the API decisions" in summary_request["messages"][0]["content"]
+    loaded = engine.chats.load(chat)
+    assert loaded.compaction is not None and loaded.compaction["upto"] == 12
+    assert len(loaded.messages) == 20
+    await ask(engine, chat, "go on")
+    sent = chat_bodies(server)[-1]["messages"]
+    assert "Summary of the earlier conversation" in sent[0]["content"]
+    assert sent[1]["content"] == "read f3.txt please"  # the last two turns stay whole
+    await engine.close()
+
+
+async def test_compact_on_a_short_chat_says_there_is_nothing_to_do(server: ScriptedServer) -> None:
+    engine = make_engine(server, **FIXED_WINDOW)
+    chat = engine.new_chat().id
+    long_chat(engine, chat, 2)
+    output = await (await engine.send(chat, "/compact"))
+    assert not output.ok and "Nothing to compact" in output.text
+    assert not chat_bodies(server)
+    await engine.close()

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from tuibot.agent.context import build_system_prompt
 from tuibot.agent.loop import Turn, run_turn
-from tuibot.agent.prepare import context_for
+from tuibot.agent.prepare import CompactTarget, compact_now, context_for
 from tuibot.agent.tokens import TokenCounter
 from tuibot.approvals import ApprovalQueue, Decision
 from tuibot.bots import Bot, BotDirectory
@@ -748,7 +748,38 @@ class Engine:
             tools=self.tools,
             scope=self.settings.tool_scope(),
             new_chat=lambda: self.new_chat().id,
+            compact=self.compact_chat,
         )
+
+    async def compact_chat(self, chat: str, instructions: str = "") -> tuple[bool, str]:
+        """``/compact``: summarise the chat's older turns now, under its turn lock."""
+        state = self._states.setdefault(chat, ChatState())
+        async with state.lock:
+            loaded = self.chats.load(chat)
+            bot = self.bots.get(loaded.meta.bot) or self.bots.default
+            route = self.route_for(bot.model, bot.provider)
+            context = context_for(
+                loaded,
+                self.windows,
+                self.tokens,
+                self.settings.agent,
+                lambda upto, summary, facts: self.chats.add_compaction(
+                    chat, upto, summary, **facts
+                ),
+            )
+            target = CompactTarget(
+                chat,
+                route,
+                self.client_for(route.provider),
+                {**route.provider.params, **bot.params},
+                list(loaded.messages[context.offset :]),
+                context,
+                self.events.publish,
+            )
+            try:
+                return await compact_now(target, instructions)
+            except (ConfigError, StorageError) as error:
+                return False, f"Cannot compact: {error}"
 
     # -- providers -------------------------------------------------------------------
 

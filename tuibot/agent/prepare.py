@@ -119,6 +119,32 @@ def _say_default(turn: Turn, window: Window) -> None:
     )
 
 
+@dataclass
+class CompactTarget:
+    """What compaction needs of a turn, for ``/compact`` between turns (a Turn has it all)."""
+
+    chat: str
+    route: Any
+    client: Any
+    params: dict[str, Any]
+    history: list[dict[str, Any]]
+    context: TurnContext
+    emit: Callable[[Any], None]
+    on_usage: Callable[[Usage], None] | None = None
+
+
+async def compact_now(target: CompactTarget, instructions: str) -> tuple[bool, str]:
+    """``/compact``: summarise all but the last turns now; (done, what to tell a person)."""
+    context = target.context
+    window = await context.windows.discover(target.route.provider, target.route.model)
+    context.auto_compact = True
+    if not await compact(target, window, instructions):  # type: ignore[arg-type]
+        if context.compact_failed:
+            return False, "Compaction failed; the chat is unchanged (see the warning)."
+        return False, "Nothing to compact yet: the chat has only its last turns."
+    return True, "Compacted the chat; the model now sees a summary of the older turns."
+
+
 async def compact(turn: Turn, window: Window, instructions: str = "") -> bool:
     """Summarise the older turns into the chat's summary; False (and no change) on failure."""
     context = turn.context
