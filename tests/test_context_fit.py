@@ -70,3 +70,11 @@ def test_the_count_follows_the_servers_last_report() -> None:
     assert counter.count("m", "c", 10_000, 10) == 2_000
     grown = counter.count("m", "c", 11_000, 12)
     assert 2_000 + 150 < grown < 2_000 + 300  # the new 1000 characters at the learnt ratio
+
+
+def test_a_report_of_only_the_uncached_part_is_not_learnt_from() -> None:
+    counter = TokenCounter()
+    counter.report("m", "c", 30_000, 10, 9_000)
+    before = counter.count("m", "c", 40_000, 12)
+    counter.report("m", "c", 40_000, 12, 200)  # Ollama counted only the new tokens
+    assert counter.count("m", "c", 40_000, 12) == before

@@ -19,6 +19,9 @@ START_RATIO = 3.2
 and JSON ~3: erring low makes the estimate high, which is the safe side)."""
 MESSAGE_OVERHEAD = 4
 """Tokens a chat template adds around each message (role markers, separators)."""
+MOST_CHARS_PER_TOKEN = 6.0
+"""No tokenizer packs more than this; a report implying more counted part of the prompt
+(Ollama's ``prompt_eval_count`` leaves out a cached prefix) and is not learnt from."""
 _SMOOTHING = 0.5
 """Weight of the newest report in the learnt ratio."""
 
@@ -88,7 +91,9 @@ class TokenCounter:
             return
         text_tokens = max(tokens - MESSAGE_OVERHEAD * messages, 1)
         seen = chars / text_tokens
-        seen = min(max(seen, 1.0), 8.0)  # one odd report must not swing the count wildly
+        if seen > MOST_CHARS_PER_TOKEN:
+            return  # a count of only the uncached part (Ollama), not of the whole prompt
+        seen = max(seen, 1.0)
         old = self._ratios.get(model)
         self._ratios[model] = seen if old is None else old + _SMOOTHING * (seen - old)
         self._anchors[(model, chat)] = _Anchor(chars, messages, tokens)
