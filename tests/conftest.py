@@ -23,9 +23,6 @@ def hermetic(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         folder.mkdir()
     monkeypatch.setenv("TUIBOT_HOME", str(home))
     monkeypatch.setenv("TUIBOT_DATA", str(data))
-    # The scripted server's model has a big window, so requests are never fitted and no
-    # window probe adds requests; tests of windows (test_context_window*.py) set their own.
-    monkeypatch.setenv("TUIBOT_PROVIDERS__LOCAL__CONTEXT_WINDOW", "131072")
     for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENAI_BASE_URL"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.chdir(workspace)
