@@ -132,7 +132,9 @@ class _Handler(BaseHTTPRequestHandler):
         scripted._record(
             RecordedRequest(path, headers, body if isinstance(body, dict) else None, self.command)
         )
-        if self.command == "GET" and path == "/v1/models":
+        if path in scripted.routes:  # a server's own endpoints (window probes: /props …)
+            self._send_json(200, scripted.routes[path])
+        elif self.command == "GET" and path == "/v1/models":
             self._send_json(200, scripted._models_payload())
         elif self.command == "POST" and path == "/v1/chat/completions":
             if not isinstance(body, dict):
@@ -257,6 +259,8 @@ class ScriptedServer:
         self.responder: Callable[[dict[str, Any]], Reply] | None = None
         """Answers a request when no reply is queued, from its body: for concurrent work,
         where the order requests arrive in is not fixed."""
+        self.routes: dict[str, Any] = {}
+        """Extra paths answered with a fixed JSON body (``/props``, ``/api/show`` …)."""
         self._cond = threading.Condition()
         self._stopping = threading.Event()
         self._connections: set[socket.socket] = set()

@@ -40,6 +40,7 @@ def make_app(server: ScriptedServer | str, config: str = "", **overrides: Any) -
         "providers.local.base_url": (url, "test"),
         "providers.local.max_retries": (0, "test"),
         "agent.model": ("test-model", "test"),
+        "providers.local.context_window": (131072, "test"),
         "tui.health_interval": (3600.0, "test"),
         "tui.bell": (False, "test"),
         "tui.notify": (False, "test"),

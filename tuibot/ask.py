@@ -242,6 +242,7 @@ def json_record(event: Event) -> dict[str, Any] | None:
                 "chat": event.chat,
                 "text": event.text,
                 "usage": event.usage.as_dict(),
+                "context": event.context,
             }
         return {
             "type": "error",

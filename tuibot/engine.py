@@ -21,7 +21,9 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from tuibot.agent.context import build_system_prompt
 from tuibot.agent.loop import Turn, run_turn
+from tuibot.agent.prepare import CompactTarget, compact_now, context_for
 from tuibot.agent.repeats import RepeatGuard
+from tuibot.agent.tokens import TokenCounter
 from tuibot.approvals import ApprovalQueue, Decision
 from tuibot.bots import Bot, BotDirectory
 from tuibot.delegation.journal import DelegationJournal
@@ -44,6 +46,7 @@ from tuibot.jobs.book import JobBook
 from tuibot.jobs.store import JobStore
 from tuibot.llm.parts import ModelClient
 from tuibot.llm.select import Route, make_client, needs_key, select_route
+from tuibot.llm.windows import WindowBook
 from tuibot.memory import MemoryStore, MemoryStoreError, memory_path
 from tuibot.paths import DataPaths, config_home
 from tuibot.permissions import Permission, permission_details, request_summary
@@ -155,6 +158,11 @@ class Engine:
         self._clients: dict[str, ModelClient] = {}
         self._prompt_tools: set[str] = set()
         """Providers that refused native tools; their turns get the tools in the prompt."""
+        self.windows = WindowBook(
+            self.paths.root / "windows.json", settings.agent.default_context_window
+        )
+        """Each model's context window, cached on disk (see docs/context.md)."""
+        self.tokens = TokenCounter()
         self._states: dict[str, ChatState] = {}
         self.skills = SkillCatalog(default_roots(), self._skill_problems)
         self._memories: dict[str, MemoryStore] = {}
@@ -567,7 +575,14 @@ class Engine:
         if notice:
             user["notice"] = True
         self.chats.append(chat, [user])  # durable before the model is called
-        history = [*loaded.messages[loaded.consolidated :], user]
+        context = context_for(
+            loaded,
+            self.windows,
+            self.tokens,
+            self.settings.agent,
+            lambda upto, summary, facts: self.chats.add_compaction(chat, upto, summary, **facts),
+        )
+        history = [*loaded.messages[context.offset :], user]
         self.events.publish(
             TurnStarted(chat, turn_id, bot.name, route.model, input=text, notice=notice)
         )
@@ -611,6 +626,7 @@ class Engine:
             before_tools=before_tools,
             repeats=None if before_tools else RepeatGuard(self.settings.delegation.loop_repeats),
             prompt_tools=self._prompt_tools,
+            context=context,
         )
 
     def scope_for(self, bot: Bot) -> ToolScope:
@@ -798,7 +814,38 @@ class Engine:
             tools=self.tools,
             scope=self.settings.tool_scope(),
             new_chat=lambda: self.new_chat().id,
+            compact=self.compact_chat,
         )
+
+    async def compact_chat(self, chat: str, instructions: str = "") -> tuple[bool, str]:
+        """``/compact``: summarise the chat's older turns now, under its turn lock."""
+        state = self._states.setdefault(chat, ChatState())
+        async with state.lock:
+            loaded = self.chats.load(chat)
+            bot = self.bots.get(loaded.meta.bot) or self.bots.default
+            route = self.route_for(bot.model, bot.provider)
+            context = context_for(
+                loaded,
+                self.windows,
+                self.tokens,
+                self.settings.agent,
+                lambda upto, summary, facts: self.chats.add_compaction(
+                    chat, upto, summary, **facts
+                ),
+            )
+            target = CompactTarget(
+                chat,
+                route,
+                self.client_for(route.provider),
+                {**route.provider.params, **bot.params},
+                list(loaded.messages[context.offset :]),
+                context,
+                self.events.publish,
+            )
+            try:
+                return await compact_now(target, instructions)
+            except (ConfigError, StorageError) as error:
+                return False, f"Cannot compact: {error}"
 
     # -- providers -------------------------------------------------------------------
 

@@ -114,6 +114,18 @@ class TurnFinished(Event):
     """``unreachable`` or ``rejected`` for model-server trouble, else None."""
     rounds: int = 0
     """Model calls the turn made (0 when it ended before calling the model)."""
+    context: dict[str, int] | None = None
+    """``{"used": tokens, "window": tokens}`` of the turn's last model call, when known."""
+
+
+@dataclass(frozen=True)
+class ContextMeasured(Event):
+    """The size of the request about to be sent against the model's window (the meter)."""
+
+    used: int
+    window: int
+    known: bool = True
+    """False when ``window`` is the assumed default, not the model's own."""
 
 
 @dataclass(frozen=True)

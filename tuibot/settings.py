@@ -99,6 +99,14 @@ class ProviderSettings:
     """Seconds a stream may stay silent before it is an error."""
     max_retries: int = field(default=2, metadata=rules(ge=0, le=10))
     """Retries for transient errors (connection, 429, 5xx)."""
+    context_window: int = field(default=0, metadata=rules(ge=256, off=0, unit="tokens"))
+    """The models' context window in tokens; 0 = ask the server, then litellm's map (see
+    docs/context.md)."""
+    context_windows: dict[str, int] = field(
+        default_factory=dict, metadata=rules(ge=256, unit="tokens")
+    )
+    """Windows per model (``{"qwen2.5:7b" = 32768}``) for a provider serving several; they
+    win over ``context_window``."""
 
     def routing_prefixes(self) -> list[str]:
         """The model prefixes that pick this provider (its name when none are set)."""
@@ -122,7 +130,15 @@ class AgentSettings:
     max_rounds: int = field(default=10, metadata=rules(ge=1, le=200))
     """Model calls per turn before the turn stops with a message."""
     history_limit: int = field(default=200, metadata=rules(ge=2))
-    """How many of the most recent messages are sent to the model."""
+    """Most recent messages sent to the model, a second cap after the context window."""
+    default_context_window: int = field(default=8192, metadata=rules(ge=512, unit="tokens"))
+    """The window assumed for a model whose window the config, the server and litellm's
+    map do not tell (said once per model)."""
+    reply_reserve: int = field(default=1024, metadata=rules(ge=64, unit="tokens"))
+    """Tokens of the window kept free for the answer (``max_tokens`` wins when set)."""
+    auto_compact: bool = True
+    """Summarise older turns when a chat outgrows the model's window; false = drop them
+    from the request instead (the chat file keeps everything either way)."""
     tools: list[str] = field(default_factory=list)
     """Tool names this bot may use (the model sees only these); [] = every enabled tool."""
     consolidate_after: int = field(default=120, metadata=rules(ge=0))

@@ -385,6 +385,10 @@ class Builder:
                 kwargs[name] = dict(raw) if raw is not None else key.default()
                 for entry in kwargs[name]:
                     self._note(dotted((*path, entry)))
+                    if typing.get_args(key.hint)[1:] == (int,):  # a table of counts
+                        entry_key = Key(key.name, "leaf", int, key.field)
+                        value = kwargs[name][entry]
+                        kwargs[name][entry] = self._leaf(entry_key, value, (*path, entry))
             else:
                 kwargs[name] = self._leaf(key, raw, path) if name in tree else key.default()
                 self._note(dotted(path))

@@ -116,7 +116,7 @@ def expected(hint: Any, limits: Mapping[str, Any]) -> str:
     if typing.get_origin(base) is list:
         return "a list of strings"
     if typing.get_origin(base) is dict:
-        return "a table"
+        return "a table of integers" + suffix if typing.get_args(base)[1:] == (int,) else "a table"
     return "a value"
 
 

@@ -9,7 +9,7 @@ booleans, lists and objects are decoded); quote a value with spaces shell-style.
 from __future__ import annotations
 
 import shlex
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,6 +20,7 @@ from tuibot.typed_values import typed_value
 
 BUILTIN_HELP = {
     "/new": "start a fresh chat (the current one is kept)",
+    "/compact [instructions]": "summarise the older turns now (the chat file keeps them)",
     "/help": "list commands and tools",
     "/TOOL key=value ...": "run a tool directly, without the model",
 }
@@ -38,6 +39,8 @@ class SlashContext:
     tools: ToolRegistry
     scope: ToolScope
     new_chat: Callable[[], str]
+    compact: Callable[[str, str], Awaitable[tuple[bool, str]]] | None = None
+    """(chat, instructions) -> (done, message): the one command that calls the model."""
 
 
 def parse_arguments(tokens: list[str], schema: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -69,6 +72,9 @@ async def run_command(context: SlashContext, chat: str, text: str) -> CommandOut
     name, tokens = tokens[0][1:], tokens[1:]
     if name == "help":
         return CommandOutput(chat, "/help", True, help_text(context.tools))
+    if name == "compact" and context.compact is not None:
+        ok, message = await context.compact(chat, " ".join(tokens))
+        return CommandOutput(chat, "/compact", ok, message)
     if name == "new":
         new = context.new_chat()
         return CommandOutput(chat, "/new", True, f"Started a new chat: {new}", new_chat=new)

@@ -35,6 +35,7 @@ from tuibot.toolkit.scope import ToolScope, use_scope
 from tuibot.toolkit.validate import validate_arguments
 
 if TYPE_CHECKING:
+    from tuibot.agent.prepare import TurnContext
     from tuibot.permissions import Permission
 
 ROUND_LIMIT = (
@@ -98,6 +99,9 @@ class Turn:
     """Model calls started so far (read it for a turn that was cancelled)."""
     repeats: RepeatGuard | None = None
     """The identical-call guard of a chat with no delegated work to pause (None: off)."""
+    context: TurnContext | None = None
+    """The chat's context window, counting and compaction; None sends the plain history
+    window (``history_limit`` messages) as older code did."""
     prompt_tools: set[str] = field(default_factory=set)
     """Providers found to refuse native ``tools``: their tools go in the prompt. The engine
     shares one set with every turn, so a provider is switched once per process."""
@@ -127,7 +131,13 @@ async def run_turn(turn: Turn) -> TurnFinished:
                 if result.finish == "length":
                     turn.emit(Notice(turn.chat, "warning", "The answer hit the token limit."))
                 return TurnFinished(
-                    turn.chat, turn.turn_id, "completed", turn.answer, total, rounds=turn.rounds
+                    turn.chat,
+                    turn.turn_id,
+                    "completed",
+                    turn.answer,
+                    total,
+                    rounds=turn.rounds,
+                    context=_context(turn),
                 )
             verdict = turn.repeats.check(result.calls) if turn.repeats is not None else "run"
             if verdict == "stop":
@@ -152,6 +162,7 @@ async def run_turn(turn: Turn) -> TurnFinished:
         total,
         error=text,
         rounds=turn.rounds,
+        context=_context(turn),
     )
 
 
@@ -177,12 +188,17 @@ def _stopped_repeating(turn: Turn, calls: list[PendingCall], total: Usage) -> Tu
     turn.emit(TextDelta(turn.chat, turn.turn_id, text))
     return TurnFinished(
         turn.chat, turn.turn_id, "round_limit", turn.answer + text, total,
-        error=text, rounds=turn.rounds,
+        error=text, rounds=turn.rounds, context=_context(turn),
     )  # fmt: skip
 
 
 def _tool_message(call: PendingCall, content: str) -> dict[str, Any]:
     return {"role": "tool", "tool_call_id": call.id, "name": call.name, "content": content}
+
+
+def _context(turn: Turn) -> dict[str, int] | None:
+    """The last request's size against the window, when the turn measured it."""
+    return turn.context.usage() if turn.context is not None else None
 
 
 def _tagged(turn: Turn, message: dict[str, Any]) -> dict[str, Any]:
@@ -232,7 +248,9 @@ def _interrupted(turn: Turn, result: RoundResult, total: Usage, answer: str) -> 
     kind = error.kind if error else "interrupted"
     had_output = bool(result.text or result.reasoning or result.calls)
     _keep_partial(turn, "interrupted")
-    if error is None and not had_output:
+    if result.overflow is not None:
+        message = result.overflow
+    elif error is None and not had_output:
         where = getattr(turn.client, "where", "the model server")
         message = (
             f"{where} sent no answer tuibot can read "
@@ -249,6 +267,8 @@ def _interrupted(turn: Turn, result: RoundResult, total: Usage, answer: str) -> 
     if kind == "timeout" and not had_output:
         error_kind = "unreachable"
     status: TurnStatus = "interrupted" if had_output or kind == "interrupted" else "failed"
+    if result.overflow is not None:
+        status, error_kind = "failed", "rejected"
     turn.emit(Notice(turn.chat, "error", message))
     return TurnFinished(
         turn.chat,
@@ -259,6 +279,7 @@ def _interrupted(turn: Turn, result: RoundResult, total: Usage, answer: str) -> 
         error=message,
         error_kind=error_kind,
         rounds=turn.rounds,
+        context=_context(turn),
     )
 
 

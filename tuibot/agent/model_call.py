@@ -15,6 +15,13 @@ from typing import TYPE_CHECKING, Any
 
 from tuibot.agent.calls import CallAccumulator, PendingCall, new_call_id
 from tuibot.agent.messages import for_model
+from tuibot.agent.prepare import (
+    learn_from_usage,
+    learn_overflow,
+    overflow_message,
+    overflowed,
+    prepare,
+)
 from tuibot.events import Notice, ReasoningDelta, TextDelta, Usage
 from tuibot.llm.caching import apply_cache_control
 from tuibot.llm.errors import ModelError
@@ -40,24 +47,47 @@ class RoundResult:
     finish: str | None = None
     usage: Usage = field(default_factory=Usage)
     error: ModelError | None = None
+    overflow: str | None = None
+    """Set when the request was too big for the window even after fitting it again."""
 
 
 async def model_round(turn: Turn) -> RoundResult:
-    """One model call; a server that refuses ``tools`` is asked again with them in the prompt."""
+    """One model call; a server that refuses ``tools`` is asked again with them in the prompt.
+
+    A server that refuses the request's size (or answers it with nothing) is asked once
+    more, after the window is learnt from its error and the chat fitted to it.
+    """
     prompted = turn.route.provider.name in turn.prompt_tools
     result = await _stream_round(turn, prompted)
     if result.error is not None and not prompted and refuses_tools(result.error):
         _switch_to_prompt_tools(turn, result.error)
         result = await _stream_round(turn, prompted=True)
+    if overflowed(turn, result.error, _had_output(result)):
+        error = result.error
+        window = learn_overflow(turn, error)
+        log.warning("request too big for the window; retrying with %s tokens", window.tokens)
+        result = await _stream_round(turn, prompted)
+        if overflowed(turn, result.error, _had_output(result)) or (
+            result.error is None and result.finish is None and not _had_output(result)
+        ):
+            result.overflow = overflow_message(turn, result.error or error)
     return result
 
 
-def _request(turn: Turn, prompted: bool) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def _had_output(result: RoundResult) -> bool:
+    """Whether the call produced anything (then it was no refusal for size)."""
+    return bool(result.text or result.reasoning or result.calls or result.finish)
+
+
+async def _request(turn: Turn, prompted: bool) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The messages and tools of the next call (tools in the prompt when ``prompted``)."""
     provider = turn.route.provider
     placeholder = provider.tool_call_placeholder and not prompted
-    messages = for_model(turn.system_prompt, turn.history, turn.history_limit, placeholder)
     tools = turn.tools.definitions(turn.allowed_tools)
+    if turn.context is None:
+        messages = for_model(turn.system_prompt, turn.history, turn.history_limit, placeholder)
+    else:
+        messages = (await prepare(turn, tools, placeholder)).messages
     if prompted:
         messages, tools = tools_in_prompt(messages, tools), []
     if provider.prompt_caching:
@@ -82,7 +112,7 @@ def _switch_to_prompt_tools(turn: Turn, error: ModelError) -> None:
 
 async def _stream_round(turn: Turn, prompted: bool) -> RoundResult:
     """Stream one model call, emitting deltas as they arrive."""
-    messages, tools = _request(turn, prompted)
+    messages, tools = await _request(turn, prompted)
     params = dict(turn.params)
     result, calls = RoundResult(), CallAccumulator()
     reads_text = turn.route.provider.text_tool_calls or prompted
@@ -104,6 +134,7 @@ async def _stream_round(turn: Turn, prompted: bool) -> RoundResult:
                 calls.add(part)
             elif isinstance(part, UsagePart):
                 result.usage = _priced(turn, part)
+                learn_from_usage(turn, part.prompt_tokens)
             elif isinstance(part, FinishPart):
                 result.finish = part.reason
     except ModelError as error:

@@ -106,9 +106,20 @@ def _show(store: ChatStore, prefix: str, as_json: bool) -> int:
 def render_chat(chat: Chat) -> list[str]:
     """The conversation as plain lines: a heading, then each message under its label."""
     lines = _heading(chat.meta)
-    for message in chat.messages:
+    marks = {record["upto"]: record for record in chat.compactions}
+    for index, message in enumerate(chat.messages):
+        if index in marks:
+            lines.extend(["", *_compaction_lines(marks[index])])
         lines.append("")
         lines.extend(_render_message(message))
+    return lines
+
+
+def _compaction_lines(record: dict[str, Any]) -> list[str]:
+    """Where a compaction happened: the model sees the summary instead of what is above."""
+    when = local_time(record.get("ts") or 0)
+    lines = [f"── compacted {when}: the model sees this summary instead of the messages above ──"]
+    lines.extend(f"  {_cut(line)}" for line in str(record["summary"]).splitlines()[:RESULT_LINES])
     return lines
 
 

@@ -61,7 +61,10 @@ async def _checks(settings: Any, base_url: str | None) -> int:
         routed = _routed_provider(engine)
         for provider in engine.settings.providers.values():
             model = settings.agent.model if provider.name == routed else None
-            failed |= not await _provider_check(engine, provider, model)
+            reached = await _provider_check(engine, provider, model)
+            failed |= not reached
+            if reached and model is not None:
+                await _window_check(engine, provider, model)
         errors: list[str] = []
         engine.events.listen(lambda event: errors.append(getattr(event, "message", "")))
         engine.load_tools()
@@ -92,6 +95,21 @@ async def _mcp_checks(engine: Any) -> bool:
         _line(BAD, f"mcp {name}", connection.state)
         print(failure_details(connection), file=sys.stdout)
     return good
+
+
+async def _window_check(engine: Any, provider: Any, model: str) -> None:
+    """The model's context window and where it was found (probed and cached now)."""
+    name = engine.route_for(model).model  # as turns send it (a routing prefix stripped)
+    window = await engine.windows.discover(provider, name)
+    if window.known:
+        _line(OK, "context window", f"{name}: {window.tokens} tokens (from {window.source})")
+    else:
+        _line(
+            WARN,
+            "context window",
+            f"{name}: unknown, assuming {window.tokens} tokens; set "
+            f"providers.{provider.name}.context_window",
+        )
 
 
 def _keyring_check(mark_if_missing: str) -> bool:

@@ -22,7 +22,7 @@ import re
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -108,6 +108,14 @@ class Chat:
     """Synthetic "interrupted" tool results added by this load."""
     consolidated: int = 0
     """How many leading messages were folded into the bot's memory (see ``mark_consolidated``)."""
+    compactions: list[dict[str, Any]] = field(default_factory=list)
+    """The ``compaction`` records, oldest first (see ``add_compaction``)."""
+
+    @property
+    def compaction(self) -> dict[str, Any] | None:
+        """The latest compaction: its ``summary`` stands for the first ``upto`` messages in
+        the model's history; None when the chat was never compacted."""
+        return self.compactions[-1] if self.compactions else None
 
 
 def new_chat_id(now: float | None = None) -> str:
@@ -158,6 +166,11 @@ def _record_checker() -> Check:
             upto = record.get("upto")
             ok = isinstance(upto, int) and not isinstance(upto, bool) and upto >= 0
             return None if ok else "consolidated record without a whole-number 'upto'"
+        if kind == "compaction":
+            upto, summary = record.get("upto"), record.get("summary")
+            ok = isinstance(upto, int) and not isinstance(upto, bool) and upto >= 0
+            ok = ok and isinstance(summary, str) and bool(summary)
+            return None if ok else "compaction record without an 'upto' and a 'summary'"
         if kind != "message":
             return f"unknown record type {kind!r}"
         message = record.get("message")
@@ -334,16 +347,19 @@ class ChatStore:
                 problems.append(LineProblem(0, "", "no chat header; rebuilt from the file name"))
                 header = _header(_meta(chat_id, {}, path.stat().st_mtime))
             marks = [r for r in result.records if r.get("type") == "consolidated"]
+            compactions = [r for r in result.records if r.get("type") == "compaction"]
             records = [r for r in result.records if r.get("type") == "message"]
             repaired, added, at_end = repair_records(records)
             if not readonly and (not in_place or (added and not at_end)):
-                rewrite_lines(path, [header, *repaired, *marks[-1:]])
+                rewrite_lines(path, [header, *repaired, *marks[-1:], *compactions])
             elif not readonly and added:
                 append_lines(path, repaired[-added:])
             updated = path.stat().st_mtime
         messages = [r["message"] for r in repaired]
         consolidated = min(max((m["upto"] for m in marks), default=0), len(messages))
-        return Chat(_meta(chat_id, header, updated), messages, problems, added, consolidated)
+        compactions = [c for c in compactions if c["upto"] <= len(messages)]  # else stale
+        meta = _meta(chat_id, header, updated)
+        return Chat(meta, messages, problems, added, consolidated, compactions)
 
     def mark_consolidated(self, chat_id: str, upto: int) -> None:
         """Record that the first ``upto`` messages are now in the bot's memory.
@@ -354,6 +370,17 @@ class ChatStore:
         path = self._existing(chat_id)
         with _failing("save", chat_id):
             append_lines(path, [{"type": "consolidated", "ts": time.time(), "upto": upto}])
+
+    def add_compaction(self, chat_id: str, upto: int, summary: str, **facts: Any) -> None:
+        """Record that ``summary`` stands for the first ``upto`` messages from now on.
+
+        Nothing is deleted: the messages stay in the file for people, ``chats show`` and
+        the TUI; only the model's history starts after them, behind the summary.
+        """
+        path = self._existing(chat_id)
+        record = {"type": "compaction", "ts": time.time(), "upto": upto, "summary": summary}
+        with _failing("save", chat_id):
+            append_lines(path, [{**record, **facts}])
 
     def append(self, chat_id: str, messages: Sequence[dict[str, Any]]) -> None:
         """Add messages at the end; durable when this returns."""

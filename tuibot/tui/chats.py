@@ -95,6 +95,7 @@ class ChatCommands(_AppBase):
         queued = self.engine.queued(chat) if self.engine is not None and chat else []
         self.composer.show_queued(queued)
         self.status.chat_usage = self.session.usage_of(chat)
+        self.status.context = self.session.context.get(chat or "", (0, 0))
 
     def on_composer_submitted(self, message: Composer.Submitted) -> None:
         self.submit(self.current_chat, message.text)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from tuibot.events import Event, TurnFinished, TurnStarted, Usage
+from tuibot.events import ContextMeasured, Event, TurnFinished, TurnStarted, Usage
 from tuibot.tui.messages import StreamBatch
 
 
@@ -30,11 +30,15 @@ class SessionState:
         self.per_chat: dict[str, Usage] = {}
         self.live: dict[str, LiveAnswer] = {}
         """Chat → its running turn's streamed text so far."""
+        self.context: dict[str, tuple[int, int]] = {}
+        """Chat → (tokens its last request took, the model's window), for the meter."""
         self._early: list[tuple[str | None, str]] = []
 
     def observe(self, event: Event) -> None:
         """Follow turns: a new live answer on start, usage counted at the end."""
-        if isinstance(event, TurnStarted):
+        if isinstance(event, ContextMeasured):
+            self.context[event.chat] = (event.used, event.window)
+        elif isinstance(event, TurnStarted):
             self.live[event.chat] = LiveAnswer(event.turn)
         elif isinstance(event, TurnFinished):
             self.live.pop(event.chat, None)

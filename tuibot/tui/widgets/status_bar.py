@@ -1,4 +1,4 @@
-"""The top line: the focused chat's bot and model, server health, tokens and cost.
+"""The top line: the focused chat's bot and model, server health, context, tokens, cost.
 
 The approvals badge sits here too, so a waiting request is visible from every pane.
 """
@@ -28,6 +28,11 @@ def _tokens(count: int) -> str:
     return str(count)
 
 
+def _window(count: int) -> str:
+    """A window as people name it: 8192 is "8k", 131072 "128k"."""
+    return f"{count // 1024}k" if count >= 1024 and count % 1024 == 0 else _tokens(count)
+
+
 class StatusBar(Widget):
     """One line of status; every field is a reactive the app sets."""
 
@@ -47,6 +52,8 @@ class StatusBar(Widget):
     """Tokens and cost of the chat shown, this session."""
     session_usage: reactive[Usage] = reactive(Usage)
     """Tokens and cost of every chat, this session."""
+    context: reactive[tuple[int, int]] = reactive((0, 0))
+    """(tokens the chat's last request took, the model's window); (0, 0) = not measured."""
     pending: reactive[int] = reactive(0)
     """Approval requests waiting for an answer."""
 
@@ -58,6 +65,10 @@ class StatusBar(Widget):
             line.append(f" · {self.model}  " if self.model else "  ")
         line.append(mark + " ", style)
         line.append(self.health_detail or self.health, "dim")
+        used, window = self.context
+        if window:  # the meter turns to the warning colour from 80 % of the window
+            style = "bold yellow" if used >= 0.8 * window else ""
+            line.append(f"   ctx {_tokens(used)}/{_window(window)}", style)
         line.append(f"   chat {_usage_text(self.chat_usage)}")
         line.append(f" · session {_usage_text(self.session_usage)}", "dim")
         if self.pending:

@@ -1,0 +1,103 @@
+"""How many tokens a request takes, known before it is sent.
+
+Why not a tokenizer: each local model has its own, and loading one costs start-up time.
+The server tells the truth after each call (``prompt_tokens``), so the count of the next
+request is the previous call's reported size plus an estimate of what was added since,
+and the characters-per-token ratio behind that estimate is learnt per model from those
+same reports. Until a model has reported, a conservative ratio is assumed.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+START_RATIO = 3.2
+"""Characters per token assumed before a model has reported (English prose is ~4, code
+and JSON ~3: erring low makes the estimate high, which is the safe side)."""
+MESSAGE_OVERHEAD = 4
+"""Tokens a chat template adds around each message (role markers, separators)."""
+MOST_CHARS_PER_TOKEN = 6.0
+"""No tokenizer packs more than this; a report implying more counted part of the prompt
+(Ollama's ``prompt_eval_count`` leaves out a cached prefix) and is not learnt from."""
+_SMOOTHING = 0.5
+"""Weight of the newest report in the learnt ratio."""
+
+
+def message_chars(message: dict[str, Any]) -> int:
+    """Characters of a message that reach the model: content and tool calls."""
+    content = message.get("content")
+    size = len(content) if isinstance(content, str) else _parts_chars(content)
+    for call in message.get("tool_calls") or ():
+        function = call.get("function") if isinstance(call, dict) else None
+        if isinstance(function, dict):
+            size += len(str(function.get("name") or "")) + len(str(function.get("arguments")))
+            size += 24  # the id and the call's framing
+    return size
+
+
+def _parts_chars(content: Any) -> int:
+    """Characters of list-shaped content (text parts)."""
+    if not isinstance(content, list):
+        return 0
+    return sum(len(str(part.get("text", ""))) for part in content if isinstance(part, dict))
+
+
+def tools_chars(tools: Sequence[dict[str, Any]]) -> int:
+    """Characters of the tool schemas as the server renders them into the prompt."""
+    return len(json.dumps(list(tools), separators=(",", ":"))) if tools else 0
+
+
+@dataclass
+class _Anchor:
+    """The last report of one chat: that many characters were that many tokens."""
+
+    chars: int
+    messages: int
+    tokens: int
+
+
+class TokenCounter:
+    """Counts requests per model; one per process, fed every call's reported usage."""
+
+    def __init__(self) -> None:
+        self._ratios: dict[str, float] = {}
+        self._anchors: dict[tuple[str, str], _Anchor] = {}
+
+    def ratio(self, model: str) -> float:
+        """Characters per token learnt for the model (the start ratio before any report)."""
+        return self._ratios.get(model, START_RATIO)
+
+    def tokens(self, model: str, chars: int, messages: int) -> int:
+        """Tokens of ``chars`` characters over ``messages`` messages, estimated."""
+        return int(chars / self.ratio(model)) + MESSAGE_OVERHEAD * messages
+
+    def count(self, model: str, chat: str, chars: int, messages: int) -> int:
+        """A request's size: the chat's last reported size plus an estimate of the rest.
+
+        When the request is smaller than the last one (cut or compacted), the anchor
+        says nothing about it and the plain estimate is used.
+        """
+        anchor = self._anchors.get((model, chat))
+        if anchor is None or chars < anchor.chars or messages < anchor.messages:
+            return self.tokens(model, chars, messages)
+        return anchor.tokens + self.tokens(model, chars - anchor.chars, messages - anchor.messages)
+
+    def report(self, model: str, chat: str, chars: int, messages: int, tokens: int) -> None:
+        """The server counted ``tokens`` for a request of ``chars`` characters: learn."""
+        if tokens <= 0 or chars <= 0:
+            return
+        text_tokens = max(tokens - MESSAGE_OVERHEAD * messages, 1)
+        seen = chars / text_tokens
+        if seen > MOST_CHARS_PER_TOKEN:
+            return  # a count of only the uncached part (Ollama), not of the whole prompt
+        seen = max(seen, 1.0)
+        old = self._ratios.get(model)
+        self._ratios[model] = seen if old is None else old + _SMOOTHING * (seen - old)
+        self._anchors[(model, chat)] = _Anchor(chars, messages, tokens)
+
+    def forget(self, model: str, chat: str) -> None:
+        """Drop a chat's anchor (its last report was of a truncated prompt)."""
+        self._anchors.pop((model, chat), None)
