@@ -31,6 +31,7 @@ from tuibot.events import (
     Event,
     EventStream,
     Notice,
+    NoticeLevel,
     ReasoningDelta,
     TaskChanged,
     TextDelta,
@@ -49,6 +50,7 @@ from tuibot.settings import ConfigError, ProviderSettings, Settings
 from tuibot.skills.catalog import SkillCatalog
 from tuibot.skills.loader import SkillProblem, default_roots
 from tuibot.slash import SlashContext, is_command, run_command
+from tuibot.store.chat_message import ChatMessage
 from tuibot.store.chats import ChatMeta, ChatNotFound, ChatStore
 from tuibot.store.jsonl import LineProblem, StorageError
 from tuibot.store.traces import TraceLog
@@ -248,9 +250,9 @@ class Engine:
             self.tasks.load()
         return self.tasks.recover()
 
-    def _tool_notice(self, level: str, text: str) -> None:
+    def _tool_notice(self, level: NoticeLevel, text: str) -> None:
         """How the tool catalogue and reloader report (the tool log shows these)."""
-        self.events.publish(Notice("", level, text))  # type: ignore[arg-type]
+        self.events.publish(Notice("", level, text))
 
     def _skill_problems(self, problems: list[SkillProblem]) -> None:
         """Skipped skills, reported each time the skill folders change."""
@@ -498,7 +500,7 @@ class Engine:
         bot = await self._bot_for(loaded.meta, loaded.messages, text, notice)
         route = self.route_for(bot.model, bot.provider)  # a config error ends here, unsaved
         client = self.client_for(route.provider)
-        user: dict[str, Any] = {"role": "user", "content": text, "turn": turn_id}
+        user: ChatMessage = {"role": "user", "content": text, "turn": turn_id}
         if notice:
             user["notice"] = True
         self.chats.append(chat, [user])  # durable before the model is called
@@ -555,7 +557,7 @@ class Engine:
         return scope
 
     async def _bot_for(
-        self, meta: ChatMeta, history: list[dict[str, Any]], text: str, notice: bool = False
+        self, meta: ChatMeta, history: list[ChatMessage], text: str, notice: bool = False
     ) -> Bot:
         """The chat's bot when pinned (or a task chat, or only one bot), else the router's.
 

@@ -11,10 +11,10 @@ import argparse
 import json
 import sys
 from dataclasses import asdict
-from typing import Any
 
 from tuibot.commands.output import emit, local_time
 from tuibot.paths import DataPaths
+from tuibot.store.chat_message import ChatMessage
 from tuibot.store.chats import Chat, ChatMeta, ChatNotFound, ChatStore, InvalidChatId
 from tuibot.store.jsonl import LineProblem, StorageError, encode_record, read_lines
 
@@ -121,7 +121,7 @@ def _heading(meta: ChatMeta) -> list[str]:
     return lines
 
 
-def _render_message(message: dict[str, Any]) -> list[str]:
+def _render_message(message: ChatMessage) -> list[str]:
     role = str(message.get("role"))
     label = role
     if role == "assistant" and message.get("bot"):

@@ -34,8 +34,9 @@ from tuibot.approvals import Decision
 from tuibot.delegation.journal import DelegationConflict, DelegationJournal
 from tuibot.delegation.records import Delegation, Limits, Parent, Pause, Usage
 from tuibot.delegation.tree_limits import RootLimits, TreeBudgets, TreeLimits, ask_person
-from tuibot.events import DelegationChanged, Notice, TurnFinished
+from tuibot.events import ApprovalKind, DelegationChanged, Notice, TurnFinished
 from tuibot.events import Usage as TurnUsage
+from tuibot.store.chat_message import ChatMessage
 from tuibot.store.jsonl import StorageError
 
 if TYPE_CHECKING:
@@ -48,8 +49,8 @@ NOTE = (
     "The work runs on its own. Its result comes back to this chat as a message. "
     "Go on with other work, or end your answer now."
 )
-CONTINUE_KIND = "delegations.continue"
-AUTHORIZE_KIND = "delegations.authorize"
+CONTINUE_KIND: ApprovalKind = "delegations.continue"
+AUTHORIZE_KIND: ApprovalKind = "delegations.authorize"
 
 
 class DelegationRefused(Exception):
@@ -373,7 +374,7 @@ class DelegationManager:
             return (*self._tree_hooks(chat), None)
         delegation_id = record.id
 
-        async def before_step(turn: Turn) -> list[dict[str, Any]]:
+        async def before_step(turn: Turn) -> list[ChatMessage]:
             return await self._before_step(delegation_id, turn)
 
         def on_usage(usage: TurnUsage) -> None:
@@ -387,7 +388,7 @@ class DelegationManager:
     def _tree_hooks(self, chat: str) -> tuple[StepHook, UsageHook]:
         """A chat with no open work of its own: its steps and cost count for the tree."""
 
-        async def before_step(turn: Turn) -> list[dict[str, Any]]:
+        async def before_step(turn: Turn) -> list[ChatMessage]:
             path = self._path_up(chat)
             fresh = turn.rounds == 0 and not (turn.history and turn.history[-1].get("notice"))
             if fresh and len(path) == 1 and not any(d.is_open for d in self.tree(chat)):
@@ -412,7 +413,7 @@ class DelegationManager:
         if record is None or not record.is_open:
             raise asyncio.CancelledError
 
-    async def _before_step(self, delegation_id: str, turn: Turn) -> list[dict[str, Any]]:
+    async def _before_step(self, delegation_id: str, turn: Turn) -> list[ChatMessage]:
         """Wait out a pause, enforce steps, budget and loops, count the step."""
         while True:
             live = self._live.setdefault(delegation_id, _Live())
@@ -438,7 +439,7 @@ class DelegationManager:
             self._save(record, usage=self._clocked(record, steps=1))
         except (DelegationConflict, StorageError) as error:
             self._report(f"a step of {delegation_id} was not recorded: {error}")
-        messages = [
+        messages: list[ChatMessage] = [
             {"role": "user", "content": text, "turn": turn.turn_id, "notice": True}
             for text in self._live[delegation_id].inbox
         ]

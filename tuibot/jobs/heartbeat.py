@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tuibot.bots import BotError
-from tuibot.events import Notice, TurnFinished
+from tuibot.events import Notice, NoticeLevel, TurnFinished
 from tuibot.jobs.records import Run, clip
 from tuibot.jobs.schedule import Clock, format_duration
 from tuibot.jobs.store import JobStore, JobStoreError
@@ -141,10 +141,10 @@ class Heartbeat:
         except JobStoreError as error:
             log.warning("heartbeat state not saved: %s", error)
 
-    def _note(self, level: str, text: str) -> None:
+    def _note(self, level: NoticeLevel, text: str) -> None:
         self._save(note=text)
         getattr(log, "error" if level == "error" else "info")("heartbeat: %s", text)
-        self.engine.events.publish(Notice("", level, f"heartbeat: {text}"))  # type: ignore[arg-type]
+        self.engine.events.publish(Notice("", level, f"heartbeat: {text}"))
 
 
 def _prompt(items: list[str], late: float) -> str:

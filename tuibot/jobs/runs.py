@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from tuibot.bots import BotError
 from tuibot.delegation.manager import DelegationRefused
-from tuibot.events import DelegationChanged, Event, Notice
+from tuibot.events import DelegationChanged, Event, Notice, NoticeLevel
 from tuibot.jobs.records import Job, Run, clip
 from tuibot.jobs.schedule import Clock, format_duration, zone
 from tuibot.jobs.store import JobNotFound, JobStore, JobStoreError
@@ -253,13 +253,13 @@ class JobRuns:
             self._notice("error", f"job {job_id}: not recorded: {error}")
             return None
 
-    def _remark(self, job: Job, level: str, text: str) -> None:
+    def _remark(self, job: Job, level: NoticeLevel, text: str) -> None:
         self._update(job.id, note=text)
         self._notice(level, f"job {job.name} ({job.id}): {text}")
 
-    def _notice(self, level: str, text: str) -> None:
+    def _notice(self, level: NoticeLevel, text: str) -> None:
         getattr(log, "error" if level == "error" else "info")("%s", text)
-        self.engine.events.publish(Notice("", level, text))  # type: ignore[arg-type]
+        self.engine.events.publish(Notice("", level, text))
 
     def _now(self) -> float:
         return self.clock.now().timestamp()

@@ -33,6 +33,7 @@ from apscheduler.events import EVENT_JOB_MAX_INSTANCES, JobSubmissionEvent
 from apscheduler.executors.base import BaseExecutor
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
+from tuibot.events import NoticeLevel
 from tuibot.jobs.records import Job
 from tuibot.jobs.schedule import Clock
 from tuibot.jobs.store import JobStore, JobStoreError
@@ -52,7 +53,7 @@ MAX_COUNTED = 10_000
 
 Fire = Callable[..., Coroutine[Any, Any, None]]
 """``fire(key, due=, coalesced=, late=, missed=)``: one run of a job or the heartbeat."""
-Report = Callable[[str, str], None]
+Report = Callable[[NoticeLevel, str], None]
 """``report(level, text)``: a notice for the tool log."""
 
 

@@ -11,7 +11,7 @@ import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from tuibot.events import Notice
+from tuibot.events import Notice, NoticeLevel
 from tuibot.jobs.heartbeat import Heartbeat
 from tuibot.jobs.runs import JobRuns
 from tuibot.jobs.schedule import Clock
@@ -43,8 +43,8 @@ def start(engine: Engine, clock: Clock) -> ScheduledWork:
     store = engine.jobs.store
     settings = engine.settings
 
-    def report(level: str, text: str) -> None:
-        engine.events.publish(Notice("", level, text))  # type: ignore[arg-type]
+    def report(level: NoticeLevel, text: str) -> None:
+        engine.events.publish(Notice("", level, text))
 
     runs = JobRuns(engine, store, clock)
     heartbeat = Heartbeat(engine, store, clock, config_home())
