@@ -97,7 +97,8 @@ def to_item(value: Any) -> Item:
         array = tomlkit.array()
         array.extend(to_item(item) for item in value)
         return array
-    return tomlkit.item(value)
+    plain: Item = tomlkit.item(value)
+    return plain
 
 
 def _child(node: Any, part: str) -> Any:

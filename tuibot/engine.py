@@ -87,7 +87,9 @@ Runner = Callable[[Coroutine[Any, Any, None], str, str], Cancellable]
 """(coroutine, group, description) -> a handle that can cancel it."""
 
 
-def task_runner(coro: Coroutine[Any, Any, None], group: str, description: str) -> asyncio.Task:
+def task_runner(
+    coro: Coroutine[Any, Any, None], group: str, description: str
+) -> asyncio.Task[None]:
     """The runner for ``ask`` and tests: a plain asyncio task."""
     return asyncio.get_running_loop().create_task(coro, name=f"{group}: {description}")
 

@@ -303,7 +303,9 @@ async def _run_call(turn: Turn, call: PendingCall, cut_off: bool) -> None:
     )
 
 
-async def _confirmed_execute(turn: Turn, call: PendingCall, arguments: dict) -> ToolResult:
+async def _confirmed_execute(
+    turn: Turn, call: PendingCall, arguments: dict[str, Any]
+) -> ToolResult:
     """Ask for approval when the tool wants it, then run it in the turn's workspace."""
     spec = turn.tools.runnable(call.name)  # disabled or gated: refused, never asked
     valid = spec is not None and not validate_arguments(arguments, spec.parameters)

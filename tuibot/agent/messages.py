@@ -82,7 +82,7 @@ def for_model(
     history: Sequence[ChatMessage],
     limit: int,
     placeholder: bool = False,
-) -> list[dict]:
+) -> list[dict[str, Any]]:
     """The request's message list: system prompt, then the sanitized history window."""
     return [{"role": "system", "content": system_prompt}] + [
         sanitize(message, placeholder) for message in history_window(history, limit)

@@ -24,7 +24,7 @@ LINE_WIDTH = 200
 """Longest line shown for tool arguments and results."""
 
 
-def add_parser(subparsers: argparse._SubParsersAction) -> None:
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register ``tuibot chats [list|show ID]``."""
     parser = subparsers.add_parser(
         "chats",

@@ -57,7 +57,7 @@ Report = Callable[[NoticeLevel, str], None]
 """``report(level, text)``: a notice for the tool log."""
 
 
-class _LoopExecutor(BaseExecutor):
+class _LoopExecutor(BaseExecutor):  # type: ignore[misc]  # apscheduler ships no types
     """Runs each due job as an asyncio task, with its due time, how many due runs it
     stands for, how late it is and whether that is past its grace time."""
 
