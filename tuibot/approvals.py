@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from tuibot.events import ApprovalDecided, ApprovalRequested, Event, Notice
+from tuibot.events import ApprovalDecided, ApprovalKind, ApprovalRequested, Event, Notice
 
 if TYPE_CHECKING:
     from tuibot.grants import GrantStore
@@ -46,7 +46,7 @@ class ApprovalRequest:
 
     id: str
     chat: str
-    kind: str
+    kind: ApprovalKind
     summary: str
     details: dict[str, Any]
     grant_key: str | None
@@ -106,7 +106,7 @@ class ApprovalQueue:
     async def ask(
         self,
         chat: str,
-        kind: str,
+        kind: ApprovalKind,
         summary: str,
         details: dict[str, Any],
         *,

@@ -25,7 +25,7 @@ from typing import Any, TextIO
 from tuibot.agent.calls import summarize_arguments
 from tuibot.approvals import Decision, Scope
 from tuibot.commands.output import silence
-from tuibot.delegation.manager import RootLimits
+from tuibot.delegation.tree_limits import RootLimits
 from tuibot.engine import Engine
 from tuibot.events import (
     ApprovalDecided,

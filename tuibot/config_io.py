@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import os
 import re
-import stat
-import tempfile
 from collections.abc import Mapping, MutableMapping
 from pathlib import Path
 from typing import Any
@@ -23,6 +21,7 @@ from tomlkit.items import AoT, InlineTable, Item, Table
 from tomlkit.toml_document import TOMLDocument
 
 from tuibot.settings_schema import ConfigError
+from tuibot.store.atomic import replace_file
 
 
 def read_document(path: Path) -> TOMLDocument:
@@ -76,23 +75,14 @@ def _locate_with_tomllib(text: str) -> tuple[int, int]:
 
 
 def write_atomic(path: Path, text: str) -> None:
-    """Replace ``path`` with ``text`` in one step, keeping the old file's permissions."""
+    """Replace ``path`` with ``text`` in one step, keeping the old file's permissions.
+
+    A symlinked config (dotfiles) is written through to its real file, not replaced.
+    """
     target = Path(os.path.realpath(path))
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+        replace_file(target, text.encode("utf-8"), new_mode=0o600)
     except OSError as exc:
-        raise ConfigError(f"cannot write {path}: {exc.strerror or exc}") from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        if target.exists():
-            os.chmod(tmp, stat.S_IMODE(target.stat().st_mode))
-        os.replace(tmp, target)
-    except OSError as exc:
-        Path(tmp).unlink(missing_ok=True)
         raise ConfigError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
@@ -107,7 +97,8 @@ def to_item(value: Any) -> Item:
         array = tomlkit.array()
         array.extend(to_item(item) for item in value)
         return array
-    return tomlkit.item(value)
+    plain: Item = tomlkit.item(value)
+    return plain
 
 
 def _child(node: Any, part: str) -> Any:

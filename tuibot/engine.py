@@ -35,6 +35,7 @@ from tuibot.events import (
     Event,
     EventStream,
     Notice,
+    NoticeLevel,
     ReasoningDelta,
     TaskChanged,
     TextDelta,
@@ -55,6 +56,7 @@ from tuibot.skills.catalog import SkillCatalog
 from tuibot.skills.loader import SkillProblem, default_roots
 from tuibot.slash import SlashContext, is_command, run_command
 from tuibot.store.chat_lock import ChatInUse, ChatLocks, in_use_message
+from tuibot.store.chat_message import ChatMessage
 from tuibot.store.chats import ChatMeta, ChatNotFound, ChatStore
 from tuibot.store.jsonl import LineProblem, StorageError
 from tuibot.store.traces import TraceLog
@@ -91,7 +93,9 @@ Runner = Callable[[Coroutine[Any, Any, None], str, str], Cancellable]
 """(coroutine, group, description) -> a handle that can cancel it."""
 
 
-def task_runner(coro: Coroutine[Any, Any, None], group: str, description: str) -> asyncio.Task:
+def task_runner(
+    coro: Coroutine[Any, Any, None], group: str, description: str
+) -> asyncio.Task[None]:
     """The runner for ``ask`` and tests: a plain asyncio task."""
     return asyncio.get_running_loop().create_task(coro, name=f"{group}: {description}")
 
@@ -286,9 +290,9 @@ class Engine:
             self.tasks.load()
         return self.tasks.recover()
 
-    def _tool_notice(self, level: str, text: str) -> None:
+    def _tool_notice(self, level: NoticeLevel, text: str) -> None:
         """How the tool catalogue and reloader report (the tool log shows these)."""
-        self.events.publish(Notice("", level, text))  # type: ignore[arg-type]
+        self.events.publish(Notice("", level, text))
 
     def _skill_problems(self, problems: list[SkillProblem]) -> None:
         """Skipped skills, reported each time the skill folders change."""
@@ -445,7 +449,7 @@ class Engine:
         It goes in between turns, never into one (of this process or another), where it
         would split a tool call from its results: now when the chat is free, else later.
         """
-        message = {"role": "user", "content": text, "notice": True}
+        message: ChatMessage = {"role": "user", "content": text, "notice": True}
         state = self._states.get(chat)
         if state is None or not state.lock.locked():
             with self.chat_locks.hold_if_free(chat) as free:
@@ -454,7 +458,7 @@ class Engine:
                     return
         self._spawn(self._note_between_turns(chat, message))
 
-    async def _note_between_turns(self, chat: str, message: dict[str, Any]) -> None:
+    async def _note_between_turns(self, chat: str, message: ChatMessage) -> None:
         """Append ``message`` once the running turn (here or elsewhere) has ended."""
         state = self._states.setdefault(chat, ChatState())
         try:
@@ -571,7 +575,7 @@ class Engine:
         bot = await self._bot_for(loaded.meta, loaded.messages, text, notice)
         route = self.route_for(bot.model, bot.provider)  # a config error ends here, unsaved
         client = self.client_for(route.provider)
-        user: dict[str, Any] = {"role": "user", "content": text, "turn": turn_id}
+        user: ChatMessage = {"role": "user", "content": text, "turn": turn_id}
         if notice:
             user["notice"] = True
         self.chats.append(chat, [user])  # durable before the model is called
@@ -637,7 +641,7 @@ class Engine:
         return scope
 
     async def _bot_for(
-        self, meta: ChatMeta, history: list[dict[str, Any]], text: str, notice: bool = False
+        self, meta: ChatMeta, history: list[ChatMessage], text: str, notice: bool = False
     ) -> Bot:
         """The chat's bot when pinned (or a task chat, or only one bot), else the router's.
 

@@ -97,6 +97,13 @@ class ToolFinished(Event):
     duration_s: float
 
 
+NoticeLevel = Literal["info", "warning", "error"]
+"""How much a notice matters: the TUI colours it, ``ask`` prints warnings and errors."""
+ApprovalKind = Literal[
+    "tool", "delegations.authorize", "delegations.continue", "delegations.tree_limit"
+]
+"""What a request asks: a tool call, first work for another bot, continuing at a limit,
+or a whole delegation tree at a bound."""
 TurnStatus = Literal["completed", "failed", "interrupted", "cancelled", "round_limit"]
 
 
@@ -132,7 +139,7 @@ class ContextMeasured(Event):
 class Notice(Event):
     """Something a person should read that is not part of the answer."""
 
-    level: Literal["info", "warning", "error"]
+    level: NoticeLevel
     message: str
 
 
@@ -161,7 +168,7 @@ class ApprovalRequested(Event):
     """The engine waits for a human decision on ``request_id``."""
 
     request_id: str
-    kind: str
+    kind: ApprovalKind
     summary: str
     details: dict[str, Any] = field(default_factory=dict)
     """What exactly would happen (tool name and arguments, for a tool confirmation)."""

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tuibot.secrets import redact
-from tuibot.toolkit.protect import atomic_write
+from tuibot.store.atomic import replace_file
 
 MAX_BYTES = 64 * 1024
 """The largest memory file: it is sent with every turn."""
@@ -130,7 +130,7 @@ class MemoryStore:
                 f"(it is sent with every turn): {advice}"
             )
         try:
-            atomic_write(self.path, data, new_mode=0o600)
+            replace_file(self.path, data, new_mode=0o600)
         except OSError as exc:
             raise MemoryStoreError(
                 f"memory not saved ({self.path}): {exc.strerror or exc}; the previous memory "

@@ -416,7 +416,9 @@ def settings_from(
 def _build(layers: Layers, *, files: list[Path], config_dir: Path, cwd: Path) -> Settings:
     builder = Builder(layers.origins, layers.default)
     built = builder.build(Settings, layers.tree)
-    settings = replace(built, files=files, config_dir=config_dir, origins=builder.found, cwd=cwd)
+    settings: Settings = replace(
+        built, files=files, config_dir=config_dir, origins=builder.found, cwd=cwd
+    )
     _check(settings, layers)
     return settings
 

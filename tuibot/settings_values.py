@@ -172,4 +172,5 @@ def _within(limits: Mapping[str, Any], value: Any) -> bool:
         return True
     if "gt" in limits and not value > limits["gt"]:
         return False
-    return limits.get("ge", -math.inf) <= value <= limits.get("le", math.inf)
+    within: bool = limits.get("ge", -math.inf) <= value <= limits.get("le", math.inf)
+    return within

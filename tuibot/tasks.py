@@ -37,6 +37,7 @@ from tuibot.events import (
     TurnFinished,
     TurnStarted,
 )
+from tuibot.store.json_fields import FieldReader, kind_of
 from tuibot.store.jsonl import LineProblem, StorageError, append_lines, read_lines, rewrite_lines
 
 log = logging.getLogger("tuibot.tasks")
@@ -138,7 +139,7 @@ class Task:
         Unknown fields are ignored, so a newer tuibot's file still loads.
         """
         if not isinstance(data, dict):
-            raise TaskError(f"a task must be an object, got {_kind(data)}")
+            raise TaskError(f"a task must be an object, got {kind_of(data)}")
         task_id = data.get("id")
         if not isinstance(task_id, str) or not _ID.fullmatch(task_id):
             raise TaskError(f"task id must be 'task_' + 12 hex, got {_shown(task_id)}")
@@ -147,7 +148,7 @@ class Task:
         if state not in STATES:
             known = ", ".join(STATES)
             raise TaskError(f"{where}state must be one of {known}, got {_shown(state)}")
-        parent = _optional_text(data, "parent", where)
+        parent = _FIELDS.optional_text(data, "parent", where)
         if parent is not None and not _ID.fullmatch(parent):
             raise TaskError(f"{where}parent must be a task id, got {_shown(parent)}")
         recovered = data.get("recovered", False)
@@ -155,24 +156,20 @@ class Task:
             raise TaskError(f"{where}recovered must be true or false, got {_shown(recovered)}")
         return cls(
             id=task_id,
-            title=_text(data, "title", where),
-            bot=_text(data, "bot", where),
-            chat=_text(data, "chat", where),
-            turn=_text(data, "turn", where),
+            title=_FIELDS.text(data, "title", where),
+            bot=_FIELDS.text(data, "bot", where),
+            chat=_FIELDS.text(data, "chat", where),
+            turn=_FIELDS.text(data, "turn", where),
             parent=parent,
-            delegation=_optional_text(data, "delegation", where),
+            delegation=_FIELDS.optional_text(data, "delegation", where),
             state=state,
             iterations=_count(data, "iterations", where),
             tool_calls=_count(data, "tool_calls", where),
             created=_time(data, "created", where),
             updated=_time(data, "updated", where),
-            error=_optional_text(data, "error", where),
+            error=_FIELDS.optional_text(data, "error", where),
             recovered=recovered,
         )
-
-
-def _kind(value: object) -> str:
-    return "null" if value is None else type(value).__name__
 
 
 def _shown(value: object) -> str:
@@ -180,18 +177,8 @@ def _shown(value: object) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def _text(data: dict[str, Any], key: str, where: str) -> str:
-    value = data.get(key)
-    if not isinstance(value, str):
-        raise TaskError(f"{where}{key} must be a string, got {_kind(value)}")
-    return value
-
-
-def _optional_text(data: dict[str, Any], key: str, where: str) -> str | None:
-    value = data.get(key)
-    if value is not None and not isinstance(value, str):
-        raise TaskError(f"{where}{key} must be a string or null, got {_kind(value)}")
-    return value
+_FIELDS = FieldReader(TaskError, "{where}{key} must be {wanted}, got {kind}")
+"""How a task's text fields are checked, in this file's wording."""
 
 
 def _count(data: dict[str, Any], key: str, where: str) -> int:

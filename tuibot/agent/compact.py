@@ -16,6 +16,7 @@ from typing import Any
 from tuibot.agent.fit import KEEP_TURNS, cut_middle
 from tuibot.llm.errors import ModelError
 from tuibot.llm.parts import ModelClient, TextPart, UsagePart
+from tuibot.store.chat_message import ChatMessage
 
 SUMMARY_PROMPT = (
     "You compact a conversation between a user and an AI assistant that uses tools. "
@@ -44,7 +45,7 @@ class Summary:
     completion_tokens: int
 
 
-def split_point(history: Sequence[dict[str, Any]], keep_turns: int = KEEP_TURNS) -> int:
+def split_point(history: Sequence[ChatMessage], keep_turns: int = KEEP_TURNS) -> int:
     """Where the kept turns start: the user message opening the last ``keep_turns``.
 
     0 means there is nothing older to compact. Starting at a user message keeps every
@@ -60,7 +61,7 @@ def with_summary(system_prompt: str, summary: str) -> str:
     return f"{system_prompt}\n\n{SUMMARY_HEADING}\n\n{summary}" if summary else system_prompt
 
 
-def transcript(messages: Sequence[dict[str, Any]], earlier: str, budget_chars: int) -> str:
+def transcript(messages: Sequence[ChatMessage], earlier: str, budget_chars: int) -> str:
     """The messages as plain text for the summariser, cut to ``budget_chars``."""
     lines = [f"Summary of what came before:\n{earlier}\n"] if earlier else []
     for message in messages:

@@ -17,6 +17,7 @@ from typing import Any
 
 from tuibot.llm.errors import ModelError
 from tuibot.llm.parts import FinishPart, ModelClient, TextPart
+from tuibot.store.chat_message import ChatMessage
 
 INSTRUCTIONS = """You maintain the long-term memory of an AI assistant called {bot}.
 You get its current memory (Markdown notes) and a stretch of an older conversation.
@@ -35,7 +36,7 @@ class ConsolidationError(Exception):
 
 
 def pick(
-    messages: Sequence[dict[str, Any]], upto: int, threshold: int, keep_recent: int
+    messages: Sequence[ChatMessage], upto: int, threshold: int, keep_recent: int
 ) -> int | None:
     """The new ``upto`` when consolidation is due, else None.
 
@@ -51,7 +52,7 @@ def pick(
     return end if end > upto else None
 
 
-def transcript(messages: Sequence[dict[str, Any]]) -> str:
+def transcript(messages: Sequence[ChatMessage]) -> str:
     """The messages as plain text for the request: role, tool names, content (clipped)."""
     lines = []
     for message in messages:
@@ -76,7 +77,7 @@ async def consolidate(
     *,
     bot: str,
     memory: str,
-    messages: Sequence[dict[str, Any]],
+    messages: Sequence[ChatMessage],
 ) -> str:
     """The new memory text written by the model; raises ConsolidationError."""
     request = [

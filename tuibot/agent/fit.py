@@ -17,6 +17,7 @@ from typing import Any
 
 from tuibot.agent.messages import history_window, sanitize
 from tuibot.agent.tokens import TokenCounter, message_chars, tools_chars
+from tuibot.store.chat_message import ChatMessage
 
 RESULT_SHARE = 0.4
 """The most of the prompt budget one tool result may take."""
@@ -76,7 +77,7 @@ class Fitted:
 def fit_request(
     system_prompt: str,
     tools: Sequence[dict[str, Any]],
-    history: Sequence[dict[str, Any]],
+    history: Sequence[ChatMessage],
     limit: int,
     budget: int,
     measure: Measure,
@@ -112,7 +113,7 @@ def fit_request(
     return fitted
 
 
-def _capped(message: dict[str, Any], size: int, caps: Caps, old: bool) -> int:
+def _capped(message: ChatMessage, size: int, caps: Caps, old: bool) -> int:
     """A message's size once the caps are applied to it."""
     if message.get("role") != "tool":
         return size
@@ -125,7 +126,7 @@ def _capped(message: dict[str, Any], size: int, caps: Caps, old: bool) -> int:
 
 
 def _first_kept(
-    window: Sequence[dict[str, Any]],
+    window: Sequence[ChatMessage],
     fixed: int,
     budget: int,
     measure: Measure,
@@ -147,7 +148,7 @@ def _first_kept(
     return 0
 
 
-def _next_user(window: Sequence[dict[str, Any]], index: int) -> int:
+def _next_user(window: Sequence[ChatMessage], index: int) -> int:
     """The first user message at or after ``index`` (else the last one: keep a turn)."""
     for at in range(index, len(window)):
         if window[at].get("role") == "user":
@@ -173,7 +174,7 @@ def _apply_caps(kept: list[dict[str, Any]], caps: Caps, protected: int, fitted: 
             fitted.cut_results += 1
 
 
-def _protected_start(window: Sequence[dict[str, Any]]) -> int:
+def _protected_start(window: Sequence[ChatMessage]) -> int:
     """Index of the user message that opens the last ``KEEP_TURNS`` turns."""
     seen = 0
     for index in range(len(window) - 1, -1, -1):

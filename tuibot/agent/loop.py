@@ -29,7 +29,8 @@ from tuibot.events import (
 from tuibot.llm.parts import ModelClient
 from tuibot.llm.select import Route
 from tuibot.secrets import redact
-from tuibot.store.history import interrupted_result
+from tuibot.store.chat_message import ChatMessage
+from tuibot.store.history import INTERRUPTED_RESULT, interrupted_result
 from tuibot.toolkit.registry import ERROR_HINT, ToolRegistry, ToolResult
 from tuibot.toolkit.scope import ToolScope, use_scope
 from tuibot.toolkit.validate import validate_arguments
@@ -51,7 +52,7 @@ Approver = Callable[[str, str, dict[str, Any], "Permission"], Awaitable[tuple[bo
 """(call_id, tool name, arguments, prompt) -> (allowed, reason)."""
 
 
-StepHook = Callable[["Turn"], Awaitable[list[dict[str, Any]]]]
+StepHook = Callable[["Turn"], Awaitable[list[ChatMessage]]]
 """Runs before every model call. It may wait (work paused at a limit, until a human
 decides) and returns messages that arrived for this chat meanwhile, already stored, for
 the loop to add to the history the call sees. To stop the turn, cancel its task."""
@@ -75,7 +76,7 @@ class Turn:
     client: ModelClient
     params: dict[str, Any]
     system_prompt: str
-    history: list[dict[str, Any]]
+    history: list[ChatMessage]
     """Repaired history including the user's new message; the loop appends to it."""
     tools: ToolRegistry
     allowed_tools: list[str] | None
@@ -83,7 +84,7 @@ class Turn:
     history_limit: int
     scope: ToolScope
     """Workspace and policy the turn's tools run under."""
-    persist: Callable[[list[dict[str, Any]]], None]
+    persist: Callable[[list[ChatMessage]], None]
     emit: Callable[[Event], None]
     approve: Approver
     trace: dict[str, Any] = field(default_factory=dict)
@@ -192,7 +193,7 @@ def _stopped_repeating(turn: Turn, calls: list[PendingCall], total: Usage) -> Tu
     )  # fmt: skip
 
 
-def _tool_message(call: PendingCall, content: str) -> dict[str, Any]:
+def _tool_message(call: PendingCall, content: str) -> ChatMessage:
     return {"role": "tool", "tool_call_id": call.id, "name": call.name, "content": content}
 
 
@@ -201,20 +202,20 @@ def _context(turn: Turn) -> dict[str, int] | None:
     return turn.context.usage() if turn.context is not None else None
 
 
-def _tagged(turn: Turn, message: dict[str, Any]) -> dict[str, Any]:
+def _tagged(turn: Turn, message: ChatMessage) -> ChatMessage:
     """A message stamped with its turn and bot (stored, never sent)."""
     return {**message, "turn": turn.turn_id, "bot": turn.bot}
 
 
-def _keep(turn: Turn, message: dict[str, Any]) -> None:
+def _keep(turn: Turn, message: ChatMessage) -> None:
     """Make a message durable, then add it to the history the next call sees."""
     turn.persist([message])
     turn.history.append(message)
 
 
-def _assistant_message(turn: Turn, result: RoundResult) -> dict[str, Any]:
+def _assistant_message(turn: Turn, result: RoundResult) -> ChatMessage:
     """The stored form of a finished model call."""
-    message: dict[str, Any] = {"role": "assistant", "content": result.text}
+    message: ChatMessage = {"role": "assistant", "content": result.text}
     if result.reasoning:
         message["reasoning"] = result.reasoning
     if result.calls:
@@ -236,7 +237,7 @@ def _assistant_message(turn: Turn, result: RoundResult) -> dict[str, Any]:
 def _keep_partial(turn: Turn, status: str) -> None:
     """Store what streamed before an interruption, marked, with no tool calls."""
     if turn.partial or turn.partial_reasoning:
-        message: dict[str, Any] = {"role": "assistant", "content": turn.partial, "status": status}
+        message: ChatMessage = {"role": "assistant", "content": turn.partial, "status": status}
         if turn.partial_reasoning:
             message["reasoning"] = turn.partial_reasoning
         _keep(turn, _tagged(turn, message))
@@ -329,7 +330,7 @@ async def _run_call(turn: Turn, call: PendingCall, cut_off: bool) -> None:
                 call.id,
                 call.name,
                 False,
-                record["content"],
+                INTERRUPTED_RESULT,
                 time.monotonic() - started,
             )
         )
@@ -362,7 +363,9 @@ async def _run_call(turn: Turn, call: PendingCall, cut_off: bool) -> None:
     )
 
 
-async def _confirmed_execute(turn: Turn, call: PendingCall, arguments: dict) -> ToolResult:
+async def _confirmed_execute(
+    turn: Turn, call: PendingCall, arguments: dict[str, Any]
+) -> ToolResult:
     """Ask for approval when the tool wants it, then run it in the turn's workspace."""
     spec = turn.tools.runnable(call.name)  # disabled or gated: refused, never asked
     valid = spec is not None and not validate_arguments(arguments, spec.parameters)

@@ -10,15 +10,17 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal
 
 from tuibot.agent.calls import parse_arguments
+from tuibot.store.chat_message import ChatMessage
 
-ALLOWED_KEYS = ("role", "content", "tool_calls", "tool_call_id", "name")
+ProviderKey = Literal["role", "content", "tool_calls", "tool_call_id", "name"]
+ALLOWED_KEYS: tuple[ProviderKey, ...] = ("role", "content", "tool_calls", "tool_call_id", "name")
 EMPTY = "(empty)"
 
 
-def sanitize(message: dict[str, Any], placeholder: bool = False) -> dict[str, Any]:
+def sanitize(message: ChatMessage, placeholder: bool = False) -> dict[str, Any]:
     """The message with only provider keys, and its content fit to send.
 
     An assistant message that only calls tools goes with ``content: null`` (OpenAI's
@@ -26,7 +28,7 @@ def sanitize(message: dict[str, Any], placeholder: bool = False) -> dict[str, An
     ``EMPTY`` when ``placeholder`` is set for a server that rejects null. Any other empty
     content becomes ``EMPTY``, and every call's arguments are a JSON object text.
     """
-    clean = {key: message[key] for key in ALLOWED_KEYS if key in message}
+    clean: dict[str, Any] = {key: message[key] for key in ALLOWED_KEYS if key in message}
     if clean.get("tool_calls"):
         clean["tool_calls"] = [_replayable(call) for call in clean["tool_calls"]]
     else:
@@ -55,7 +57,7 @@ def _replayable(call: Any) -> Any:
     return {**call, "function": {**function, "arguments": parse_arguments(text).replay}}
 
 
-def history_window(messages: Sequence[dict[str, Any]], limit: int) -> list[dict[str, Any]]:
+def history_window(messages: Sequence[ChatMessage], limit: int) -> list[ChatMessage]:
     """The last ``limit`` messages, starting at a user message.
 
     Cutting inside a tool exchange would leave tool results without their call, which
@@ -77,10 +79,10 @@ def history_window(messages: Sequence[dict[str, Any]], limit: int) -> list[dict[
 
 def for_model(
     system_prompt: str,
-    history: Sequence[dict[str, Any]],
+    history: Sequence[ChatMessage],
     limit: int,
     placeholder: bool = False,
-) -> list[dict]:
+) -> list[dict[str, Any]]:
     """The request's message list: system prompt, then the sanitized history window."""
     return [{"role": "system", "content": system_prompt}] + [
         sanitize(message, placeholder) for message in history_window(history, limit)

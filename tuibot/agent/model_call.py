@@ -30,6 +30,7 @@ from tuibot.llm.pricing import cost_micros
 from tuibot.llm.prompt_tools import refuses_tools, tools_in_prompt
 from tuibot.llm.text_tools import TextCallStream, offered_tools
 from tuibot.secrets import redact
+from tuibot.store.chat_message import ChatMessage
 
 if TYPE_CHECKING:
     from tuibot.agent.loop import Turn
@@ -157,7 +158,7 @@ def _show(turn: Turn, text: str) -> None:
         turn.emit(TextDelta(turn.chat, turn.turn_id, text))
 
 
-def _call_ids(history: list[dict[str, Any]]) -> set[str]:
+def _call_ids(history: list[ChatMessage]) -> set[str]:
     """The ids of every tool call already in the history (a new call must not reuse one)."""
     return {
         call["id"]

@@ -20,6 +20,7 @@ from tuibot.events import ContextMeasured, Notice, Usage
 from tuibot.llm.pricing import cost_micros
 from tuibot.llm.windows import Window, WindowBook, is_overflow, overflow_window
 from tuibot.secrets import redact
+from tuibot.store.chat_message import ChatMessage
 
 if TYPE_CHECKING:
     from tuibot.agent.loop import Turn
@@ -127,7 +128,7 @@ class CompactTarget:
     route: Any
     client: Any
     params: dict[str, Any]
-    history: list[dict[str, Any]]
+    history: list[ChatMessage]
     context: TurnContext
     emit: Callable[[Any], None]
     on_usage: Callable[[Usage], None] | None = None

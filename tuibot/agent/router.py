@@ -19,6 +19,7 @@ from typing import Any
 from tuibot.bots import Bot
 from tuibot.llm.errors import ModelError
 from tuibot.llm.parts import ModelClient, ToolCallPart
+from tuibot.store.chat_message import ChatMessage
 
 RECENT_MESSAGES = 20
 """How much of the chat the classifier reads."""
@@ -76,7 +77,7 @@ async def choose_bot(
     params: dict[str, Any],
     bots: Sequence[Bot],
     default: Bot,
-    history: Sequence[dict[str, Any]],
+    history: Sequence[ChatMessage],
     text: str,
 ) -> RouteChoice:
     """The bot for ``text``; never raises for model trouble (falls back to ``default``)."""
@@ -99,7 +100,7 @@ async def choose_bot(
     return _parse(arguments, bots, default)
 
 
-def last_bot(history: Sequence[dict[str, Any]]) -> str | None:
+def last_bot(history: Sequence[ChatMessage]) -> str | None:
     """The bot that wrote the latest assistant message, if the history says."""
     for message in reversed(history):
         if message.get("role") == "assistant" and message.get("bot"):
@@ -107,7 +108,7 @@ def last_bot(history: Sequence[dict[str, Any]]) -> str | None:
     return None
 
 
-def recent_messages(history: Sequence[dict[str, Any]]) -> list[dict[str, str]]:
+def recent_messages(history: Sequence[ChatMessage]) -> list[dict[str, str]]:
     """The last user and assistant messages as plain text, assistants marked by bot."""
     picked: list[dict[str, str]] = []
     for message in history:

@@ -14,6 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from tuibot.store.chat_message import ChatMessage
+
 START_RATIO = 3.2
 """Characters per token assumed before a model has reported (English prose is ~4, code
 and JSON ~3: erring low makes the estimate high, which is the safe side)."""
@@ -26,7 +28,7 @@ _SMOOTHING = 0.5
 """Weight of the newest report in the learnt ratio."""
 
 
-def message_chars(message: dict[str, Any]) -> int:
+def message_chars(message: ChatMessage | dict[str, Any]) -> int:
     """Characters of a message that reach the model: content and tool calls."""
     content = message.get("content")
     size = len(content) if isinstance(content, str) else _parts_chars(content)

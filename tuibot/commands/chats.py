@@ -15,6 +15,7 @@ from typing import Any
 
 from tuibot.commands.output import emit, local_time
 from tuibot.paths import DataPaths
+from tuibot.store.chat_message import ChatMessage
 from tuibot.store.chats import Chat, ChatMeta, ChatNotFound, ChatStore, InvalidChatId
 from tuibot.store.jsonl import LineProblem, StorageError, encode_record, read_lines
 
@@ -24,7 +25,7 @@ LINE_WIDTH = 200
 """Longest line shown for tool arguments and results."""
 
 
-def add_parser(subparsers: argparse._SubParsersAction) -> None:
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register ``tuibot chats [list|show ID]``."""
     parser = subparsers.add_parser(
         "chats",
@@ -132,7 +133,7 @@ def _heading(meta: ChatMeta) -> list[str]:
     return lines
 
 
-def _render_message(message: dict[str, Any]) -> list[str]:
+def _render_message(message: ChatMessage) -> list[str]:
     role = str(message.get("role"))
     label = role
     if role == "assistant" and message.get("bot"):

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 
-def add_parser(subparsers: argparse._SubParsersAction) -> None:
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register ``tuibot config show|path|set``."""
     parser = subparsers.add_parser(
         "config",

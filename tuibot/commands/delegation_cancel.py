@@ -15,6 +15,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from tuibot.commands.output import emit
+from tuibot.store.chat_message import ChatMessage
 
 if TYPE_CHECKING:
     from tuibot.delegation.journal import DelegationJournal
@@ -68,6 +69,6 @@ def _open_below(journal: DelegationJournal, record: Delegation) -> list[Delegati
     return found
 
 
-def _notice(text: str) -> dict[str, object]:
+def _notice(text: str) -> ChatMessage:
     """The giver's notice, kept in history (it starts no turn from the shell)."""
     return {"role": "user", "content": text, "notice": True}

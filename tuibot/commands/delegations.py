@@ -43,7 +43,7 @@ class BadInput(Exception):
     """An id that matches nothing, several records, or is not an id at all (exit 2)."""
 
 
-def add_parser(subparsers: argparse._SubParsersAction) -> None:
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register ``tuibot delegations [list|show ID|cancel ID]``."""
     parser = subparsers.add_parser(
         "delegations",

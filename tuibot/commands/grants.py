@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from tuibot.grants import Grant, GrantStore
 
 
-def add_parser(subparsers: argparse._SubParsersAction) -> None:
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register ``tuibot grants [list|revoke ID]``."""
     parser = subparsers.add_parser(
         "grants",

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from tuibot.paths import DataPaths
 
 
-def add_parser(subparsers: argparse._SubParsersAction) -> None:
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register ``tuibot jobs [list|add|remove|run|pause|resume]``."""
     parser = subparsers.add_parser(
         "jobs",
@@ -46,7 +46,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(handler=run)
 
 
-def _add_add(actions: argparse._SubParsersAction) -> None:
+def _add_add(actions: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     add = actions.add_parser("add", help="schedule a message for a bot")
     add.add_argument("message", help="what the bot should do when the job runs")
     when = add.add_mutually_exclusive_group(required=True)

@@ -23,7 +23,7 @@ from tuibot.secrets import (
 )
 
 
-def add_parser(subparsers: argparse._SubParsersAction) -> None:
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register ``tuibot keys set|list|delete``."""
     parser = subparsers.add_parser(
         "keys",

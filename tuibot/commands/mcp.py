@@ -12,7 +12,7 @@ import sys
 from typing import Any
 
 
-def add_parser(subparsers: argparse._SubParsersAction) -> None:
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register ``tuibot mcp …``."""
     parser = subparsers.add_parser(
         "mcp", help="MCP servers: list, their tools, add, remove",

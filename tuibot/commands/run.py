@@ -9,7 +9,7 @@ import argparse
 import sys
 
 
-def add_parser(subparsers: argparse._SubParsersAction) -> None:
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register ``tuibot run --headless``."""
     parser = subparsers.add_parser(
         "run",

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from tuibot.toolkit.catalog import ToolCatalog
 
 
-def add_parser(subparsers: argparse._SubParsersAction) -> None:
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register ``tuibot tools list|enable|disable``."""
     parser = subparsers.add_parser(
         "tools",

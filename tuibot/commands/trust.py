@@ -25,7 +25,7 @@ EXIT_DECLINED = 1
 EXIT_USAGE = 2
 
 
-def add_parser(subparsers: argparse._SubParsersAction) -> None:
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register ``tuibot trust [DIR] [--yes] | --list | --revoke [DIR]``."""
     parser = subparsers.add_parser(
         "trust",

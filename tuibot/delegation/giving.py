@@ -14,13 +14,14 @@ from tuibot.delegation.clock import WorkClocks
 from tuibot.delegation.errors import DelegationRefused
 from tuibot.delegation.records import Delegation, Limits, Parent
 from tuibot.delegation.state import WorkState
+from tuibot.events import ApprovalKind
 from tuibot.store.jsonl import StorageError
 
 NOTE = (
     "The work runs on its own. Its result comes back to this chat as a message. "
     "Go on with other work, or end your answer now."
 )
-AUTHORIZE_KIND = "delegations.authorize"
+AUTHORIZE_KIND: ApprovalKind = "delegations.authorize"
 
 
 class Giving:

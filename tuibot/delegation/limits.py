@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from tuibot.delegation.clock import WorkClocks
 from tuibot.delegation.journal import DelegationConflict
@@ -21,6 +21,7 @@ from tuibot.delegation.records import Delegation
 from tuibot.delegation.state import WorkState
 from tuibot.delegation.tree_limits import TreeBudgets, TreeLimits, ask_person
 from tuibot.events import Usage as TurnUsage
+from tuibot.store.chat_message import ChatMessage
 from tuibot.store.jsonl import StorageError
 
 if TYPE_CHECKING:
@@ -45,7 +46,7 @@ class LimitChecks:
             return (*self._tree_hooks(chat), None)
         delegation_id = record.id
 
-        async def before_step(turn: Turn) -> list[dict[str, Any]]:
+        async def before_step(turn: Turn) -> list[ChatMessage]:
             return await self._before_step(delegation_id, turn)
 
         def on_usage(usage: TurnUsage) -> None:
@@ -59,7 +60,7 @@ class LimitChecks:
     def _tree_hooks(self, chat: str) -> tuple[StepHook, UsageHook]:
         """A chat with no open work of its own: its steps and cost count for the tree."""
 
-        async def before_step(turn: Turn) -> list[dict[str, Any]]:
+        async def before_step(turn: Turn) -> list[ChatMessage]:
             path = self.state.path_up(chat)
             fresh = turn.rounds == 0 and not (turn.history and turn.history[-1].get("notice"))
             if fresh and len(path) == 1 and not any(d.is_open for d in self.state.tree(chat)):
@@ -83,7 +84,7 @@ class LimitChecks:
         if record is None or not record.is_open:
             raise asyncio.CancelledError
 
-    async def _before_step(self, delegation_id: str, turn: Turn) -> list[dict[str, Any]]:
+    async def _before_step(self, delegation_id: str, turn: Turn) -> list[ChatMessage]:
         """Wait out a pause, enforce steps, budget and loops, count the step."""
         state = self.state
         while True:
@@ -116,10 +117,10 @@ class LimitChecks:
         except (DelegationConflict, StorageError) as error:
             self.state.report(f"a step of {delegation_id} was not recorded: {error}")
 
-    def _read_inbox(self, delegation_id: str, turn: Turn) -> list[dict[str, Any]]:
+    def _read_inbox(self, delegation_id: str, turn: Turn) -> list[ChatMessage]:
         """Messages that came for the task during the turn, stored before the model sees them."""
         live = self.state.live[delegation_id]
-        messages = [
+        messages: list[ChatMessage] = [
             {"role": "user", "content": text, "turn": turn.turn_id, "notice": True}
             for text in live.inbox
         ]

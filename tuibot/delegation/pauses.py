@@ -16,8 +16,9 @@ from tuibot.delegation.ending import Endings
 from tuibot.delegation.giving import Giving
 from tuibot.delegation.records import Delegation, Pause
 from tuibot.delegation.state import WorkState
+from tuibot.events import ApprovalKind
 
-CONTINUE_KIND = "delegations.continue"
+CONTINUE_KIND: ApprovalKind = "delegations.continue"
 
 
 class Pauses:

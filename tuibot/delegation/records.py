@@ -15,6 +15,8 @@ import time
 from dataclasses import dataclass
 from typing import Any, Literal, TypeGuard, get_args
 
+from tuibot.store.json_fields import FieldReader, kind_of
+
 Status = Literal["authorizing", "queued", "running", "paused", "completed", "failed", "cancelled"]
 STATUSES: tuple[Status, ...] = get_args(Status)
 OPEN_STATUSES: frozenset[Status] = frozenset({"authorizing", "queued", "running", "paused"})
@@ -56,14 +58,19 @@ def _ms(seconds: float) -> int:
     return round(seconds * 1000)
 
 
-def _kind(value: object) -> str:
-    return "null" if value is None else type(value).__name__
-
-
 def _shown(value: object) -> str:
     """A bad value for an error message: itself if short, else only its type."""
     text = "null" if value is None else repr(value)
-    return text if len(text) <= 40 else _kind(value)
+    return text if len(text) <= 40 else kind_of(value)
+
+
+_FIELDS = FieldReader(
+    RecordError,
+    required="{where}{key} must be {wanted}, got {shown}",
+    optional="{where}{key} must be {wanted}, got {kind}",
+    shown=_shown,
+)
+"""How a record's text fields are checked, in this file's wording."""
 
 
 @dataclass(frozen=True)
@@ -84,7 +91,7 @@ class Limits:
     def parse(cls, value: object) -> Limits:
         """Check limits from a tool call or a file; :class:`LimitsError` says what is wrong."""
         if not isinstance(value, dict):
-            raise LimitsError(f"limits must be an object, got {_kind(value)}")
+            raise LimitsError(f"limits must be an object, got {kind_of(value)}")
         for key in value:
             if key not in _LIMIT_KEYS:
                 known = ", ".join(_LIMIT_KEYS)
@@ -93,7 +100,7 @@ class Limits:
             raise LimitsError("limits.timeMs is required")
         time_ms = value["timeMs"]
         if not _is_int(time_ms):
-            raise LimitsError(f"limits.timeMs must be an integer, got {_kind(time_ms)}")
+            raise LimitsError(f"limits.timeMs must be an integer, got {kind_of(time_ms)}")
         if not MIN_TIME_MS <= time_ms <= MAX_TIME_MS:
             raise LimitsError(
                 f"limits.timeMs must be between {MIN_TIME_MS} (1 s) and "
@@ -103,7 +110,7 @@ class Limits:
         for key in ("steps", "budgetMicros"):
             count = value.get(key)
             if count is not None and not _is_int(count):
-                raise LimitsError(f"limits.{key} must be an integer, got {_kind(count)}")
+                raise LimitsError(f"limits.{key} must be an integer, got {kind_of(count)}")
             if count is not None and count < 1:
                 raise LimitsError(f"limits.{key} must be at least 1, got {count}")
             counts[key] = count
@@ -178,8 +185,8 @@ class Pause:
             raise RecordError(f"{where}.limit must be one of {known}, got {_shown(limit)}")
         return cls(
             limit,
-            _optional_text(fields, "request", f"{where}."),
-            _optional_text(fields, "delegation", f"{where}."),
+            _FIELDS.optional_text(fields, "request", f"{where}."),
+            _FIELDS.optional_text(fields, "delegation", f"{where}."),
             _millis(fields, "at", f"{where}.") / 1000,
         )
 
@@ -199,9 +206,9 @@ class Parent:
     def from_json(cls, data: object, *, where: str = "parent") -> Parent:
         fields = _object(data, where)
         return cls(
-            _text(fields, "chat", f"{where}."),
-            _optional_text(fields, "turn", f"{where}."),
-            _optional_text(fields, "toolCallId", f"{where}."),
+            _FIELDS.text(fields, "chat", f"{where}.", nonempty=True),
+            _FIELDS.optional_text(fields, "turn", f"{where}."),
+            _FIELDS.optional_text(fields, "toolCallId", f"{where}."),
         )
 
 
@@ -317,13 +324,13 @@ class Delegation:
         return cls(
             id=record_id,
             parent=Parent.from_json(fields.get("parent"), where=f"{where}: parent"),
-            giver_bot=_text(fields, "giverBot", prefix),
-            bot=_text(fields, "bot", prefix),
-            chat=_optional_text(fields, "chat", prefix),
+            giver_bot=_FIELDS.text(fields, "giverBot", prefix, nonempty=True),
+            bot=_FIELDS.text(fields, "bot", prefix, nonempty=True),
+            chat=_FIELDS.optional_text(fields, "chat", prefix),
             status=status,
-            task=_text(fields, "task", prefix, empty=True),
-            reason=_text(fields, "reason", prefix, empty=True),
-            result=_optional_text(fields, "result", prefix),
+            task=_FIELDS.text(fields, "task", prefix),
+            reason=_FIELDS.text(fields, "reason", prefix),
+            result=_FIELDS.optional_text(fields, "result", prefix),
             limits=limits,
             usage=Usage.from_json(fields.get("usage"), where=f"{where}: usage"),
             window=Usage.from_json(fields.get("window"), where=f"{where}: window"),
@@ -336,23 +343,8 @@ class Delegation:
 
 def _object(data: object, where: str) -> dict[str, Any]:
     if not isinstance(data, dict):
-        raise RecordError(f"{where} must be an object, got {_kind(data)}")
+        raise RecordError(f"{where} must be an object, got {kind_of(data)}")
     return data
-
-
-def _text(fields: dict[str, Any], key: str, prefix: str, *, empty: bool = False) -> str:
-    value = fields.get(key)
-    if not isinstance(value, str) or not (value or empty):
-        wanted = "a string" if empty else "a non-empty string"
-        raise RecordError(f"{prefix}{key} must be {wanted}, got {_shown(value)}")
-    return value
-
-
-def _optional_text(fields: dict[str, Any], key: str, prefix: str) -> str | None:
-    value = fields.get(key)
-    if value is not None and not isinstance(value, str):
-        raise RecordError(f"{prefix}{key} must be a string or null, got {_kind(value)}")
-    return value
 
 
 def _millis(fields: dict[str, Any], key: str, prefix: str) -> int:

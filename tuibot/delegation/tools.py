@@ -60,7 +60,8 @@ def _refusals(func: Any) -> Any:
 
     async def wrapper(**arguments: Any) -> str:
         try:
-            return await func(**arguments)
+            text: str = await func(**arguments)
+            return text
         except (DelegationRefused, BotError, LimitsError, DelegationStorageError) as error:
             return f"Error: {error}"
 

@@ -19,16 +19,22 @@ import asyncio
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
-from tuibot.events import Notice
+from tuibot.events import ApprovalKind, Notice
 
 if TYPE_CHECKING:
     from tuibot.delegation.host import DelegationHost
 
-TREE_KIND = "delegations.tree_limit"
+TREE_KIND: ApprovalKind = "delegations.tree_limit"
 """The request that asks a person whether a tree at its bound may go on."""
-FLAGS = {"steps": "tree_steps", "budget": "tree_budget_micros", "time": "tree_time"}
+TreeBound = Literal["steps", "budget", "time"]
+"""The bounds a whole delegation tree can reach."""
+FLAGS: dict[TreeBound, str] = {
+    "steps": "tree_steps",
+    "budget": "tree_budget_micros",
+    "time": "tree_time",
+}
 """Each bound and the ``[delegation]`` setting that sets it in the app."""
 
 
@@ -40,14 +46,14 @@ class TreeLimits:
     """Model calls of every chat in the tree; None: no bound."""
     budget_micros: int | None
     """Cost in micro-USD of those calls."""
-    on_limit: Callable[[str], None] | None = None
+    on_limit: Callable[[TreeBound], None] | None = None
     """Told the bound reached instead of asking a person (``ask``: stop all, exit 4)."""
     time_s: float | None = None
     """Seconds since the run began (or last went on after a bound), checked per step."""
     used_steps: int = 0
     used_micros: int = 0
     started: float = field(default_factory=time.monotonic)
-    reached: str | None = None
+    reached: TreeBound | None = None
     """The bound that holds the tree now; None while it may take steps."""
     stopped: bool = False
     """Stopped at a bound for good: every step still waiting is cancelled."""
@@ -56,7 +62,7 @@ class TreeLimits:
     def __post_init__(self) -> None:
         self.resume.set()
 
-    def over(self) -> str | None:
+    def over(self) -> TreeBound | None:
         """The first bound used up, if any: ``steps``, ``budget`` or ``time``."""
         if self.steps is not None and self.used_steps >= self.steps:
             return "steps"
@@ -171,7 +177,7 @@ class TreeBudgets:
             if limits.over() == "budget":
                 self._reach(chat, limits, "budget")
 
-    def _reach(self, chat: str, limits: TreeLimits, limit: str) -> None:
+    def _reach(self, chat: str, limits: TreeLimits, limit: TreeBound) -> None:
         if limits.reached is not None or limits.stopped:
             return
         limits.reached = limit

@@ -15,6 +15,7 @@ from typing import Any
 
 from tuibot.delegation.records import Limits, LimitsError
 from tuibot.jobs.schedule import Schedule, ScheduleError
+from tuibot.store.json_fields import FieldReader
 
 JOB_ID = re.compile(r"job_[0-9a-f]{8}")
 RUN_STATUSES = ("running", "completed", "failed", "cancelled", "idle")
@@ -25,6 +26,10 @@ MAX_RESULT = 300
 
 class JobRecordError(ValueError):
     """A stored job is malformed; the message says which field and why."""
+
+
+_FIELDS = FieldReader(JobRecordError, "{where}: {key} must be {wanted}")
+"""How a job record's text fields are checked, in this file's wording."""
 
 
 def new_job_id() -> str:
@@ -80,8 +85,8 @@ class Run:
             due=_number(fields, "due", where),
             started=_number(fields, "started", where),
             status=status,
-            delegation=_optional_text(fields, "delegation", where),
-            result=_text(fields, "result", where, default=""),
+            delegation=_FIELDS.optional_text(fields, "delegation", where),
+            result=_FIELDS.text(fields, "result", where, default=""),
             late=_number(fields, "late", where, default=0.0),
             coalesced=coalesced,
         )
@@ -156,21 +161,21 @@ class Job:
         last = fields.get("lastRun")
         return cls(
             id=job_id,
-            name=_text(fields, "name", where),
+            name=_FIELDS.text(fields, "name", where),
             schedule=schedule,
-            message=_text(fields, "message", where, nonempty=True),
-            bot=_text(fields, "bot", where, nonempty=True),
-            chat=_optional_text(fields, "chat", where),
+            message=_FIELDS.text(fields, "message", where, nonempty=True, strip=True),
+            bot=_FIELDS.text(fields, "bot", where, nonempty=True, strip=True),
+            chat=_FIELDS.optional_text(fields, "chat", where),
             limits=limits,
             created=_number(fields, "created", where),
             since=_number(fields, "since", where),
             own_chat=_flag(fields, "ownChat", where),
             delete_after_run=_flag(fields, "deleteAfterRun", where),
             paused=_flag(fields, "paused", where),
-            task_chat=_optional_text(fields, "taskChat", where),
+            task_chat=_FIELDS.optional_text(fields, "taskChat", where),
             last_run=None if last is None else Run.from_json(last, f"{where}: lastRun"),
-            note=_text(fields, "note", where, default=""),
-            origin=_optional_text(fields, "origin", where),
+            note=_FIELDS.text(fields, "note", where, default=""),
+            origin=_FIELDS.optional_text(fields, "origin", where),
             run_requested=_optional_number(fields, "runRequested", where),
         )
 
@@ -202,10 +207,10 @@ class Beat:
         fields = _object(data, where)
         last = fields.get("lastRun")
         return cls(
-            chat=_optional_text(fields, "chat", where),
+            chat=_FIELDS.optional_text(fields, "chat", where),
             since=_optional_number(fields, "since", where),
             last_run=None if last is None else Run.from_json(last, f"{where}: lastRun"),
-            note=_text(fields, "note", where, default=""),
+            note=_FIELDS.text(fields, "note", where, default=""),
         )
 
 
@@ -224,21 +229,6 @@ def _object(data: object, where: str) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise JobRecordError(f"{where} must be a JSON object")
     return data
-
-
-def _text(fields: dict[str, Any], key: str, where: str, **options: Any) -> str:
-    value = fields.get(key, options.get("default"))
-    if not isinstance(value, str) or (options.get("nonempty") and not value.strip()):
-        wanted = "a non-empty string" if options.get("nonempty") else "a string"
-        raise JobRecordError(f"{where}: {key} must be {wanted}")
-    return value
-
-
-def _optional_text(fields: dict[str, Any], key: str, where: str) -> str | None:
-    value = fields.get(key)
-    if value is not None and not isinstance(value, str):
-        raise JobRecordError(f"{where}: {key} must be a string or null")
-    return value
 
 
 def _number(fields: dict[str, Any], key: str, where: str, default: float | None = None) -> float:

@@ -33,6 +33,7 @@ from apscheduler.events import EVENT_JOB_MAX_INSTANCES, JobSubmissionEvent
 from apscheduler.executors.base import BaseExecutor
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
+from tuibot.events import NoticeLevel
 from tuibot.jobs.records import Job
 from tuibot.jobs.schedule import Clock
 from tuibot.jobs.store import JobStore, JobStoreError
@@ -52,11 +53,11 @@ MAX_COUNTED = 10_000
 
 Fire = Callable[..., Coroutine[Any, Any, None]]
 """``fire(key, due=, coalesced=, late=, missed=)``: one run of a job or the heartbeat."""
-Report = Callable[[str, str], None]
+Report = Callable[[NoticeLevel, str], None]
 """``report(level, text)``: a notice for the tool log."""
 
 
-class _LoopExecutor(BaseExecutor):
+class _LoopExecutor(BaseExecutor):  # type: ignore[misc]  # apscheduler ships no types
     """Runs each due job as an asyncio task, with its due time, how many due runs it
     stands for, how late it is and whether that is past its grace time."""
 

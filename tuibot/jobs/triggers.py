@@ -33,7 +33,7 @@ MINUTE = timedelta(minutes=1)
 TICK = timedelta(microseconds=1)
 
 
-class CrontabTrigger(BaseTrigger):
+class CrontabTrigger(BaseTrigger):  # type: ignore[misc]  # apscheduler ships no types
     """Fires at the instants a crontab runs ``spec`` in ``zone_info``."""
 
     def __init__(self, spec: CronSpec, zone_info: Any, expression: str = "") -> None:

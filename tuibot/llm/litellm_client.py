@@ -88,4 +88,5 @@ def litellm_cost_micros(model: str, prompt_tokens: int, completion_tokens: int) 
         )
     except Exception:
         return 0
-    return round((prompt_usd + completion_usd) * 1_000_000)
+    micros: int = round((prompt_usd + completion_usd) * 1_000_000)
+    return micros

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from tuibot.llm.text_offered import Offered, TextToolCall, json_sequence, json_value_at
 from tuibot.llm.text_python import pythonic_calls
@@ -146,9 +147,9 @@ def _function_body(name: str, body: str, offered: Offered) -> TextToolCall | Non
     return offered.call(name, arguments) if arguments is not None else None
 
 
-def _xml_parameters(name: str, body: str, offered: Offered) -> dict | None:
+def _xml_parameters(name: str, body: str, offered: Offered) -> dict[str, Any] | None:
     """``<parameter=K>V</parameter>`` pairs; a value ends at a closer followed by the next pair."""
-    arguments: dict = {}
+    arguments: dict[str, Any] = {}
     position = 0
     while (position := _skip(body, position)) < len(body):
         head = _PARAMETER.match(body, position)
@@ -206,7 +207,7 @@ def _glm(body: str, offered: Offered) -> Calls | None:
     name = _NAME.match(body)
     if name is None:
         return None
-    arguments: dict = {}
+    arguments: dict[str, Any] = {}
     position = _skip(body, name.end())
     while position < len(body):
         pair = _GLM_PAIR.match(body, position)

@@ -8,6 +8,11 @@ A failed server's tools stay listed and refuse in one line until it is back.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tuibot.events import NoticeLevel
+
 import hashlib
 import logging
 from collections.abc import Callable, Sequence
@@ -24,7 +29,7 @@ log = logging.getLogger("tuibot.mcp")
 
 Publish = Callable[[str, Sequence[ToolSpec]], None]
 """``publish(source, specs)``: replace one server's tools in the registry."""
-Notify = Callable[[str, str], None]
+Notify = Callable[["NoticeLevel", str], None]
 """``notify(level, text)``: a notice for the tool log."""
 
 _EXTENSIONS = {"image/png": ".png", "image/jpeg": ".jpg", "image/gif": ".gif",

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from tuibot.store.chat_lock import lock_path
+from tuibot.store.chat_message import ChatMessage
 from tuibot.store.history import (
     INTERRUPTED_RESULT,
     TITLE_LENGTH,
@@ -101,7 +102,7 @@ class Chat:
     """A loaded chat: the history ready for a provider and what loading had to fix."""
 
     meta: ChatMeta
-    messages: list[dict[str, Any]]
+    messages: list[ChatMessage]
     problems: list[LineProblem]
     """Lines set aside while loading, for the caller to report."""
     repaired: int
@@ -141,7 +142,7 @@ def _created_from_id(chat_id: str) -> float | None:
     return created.timestamp()
 
 
-def _check_messages(messages: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+def _check_messages(messages: Sequence[ChatMessage]) -> list[ChatMessage]:
     """Refuse a batch with a non-message before writing any of it."""
     checked = list(messages)
     for index, message in enumerate(checked):
@@ -382,7 +383,7 @@ class ChatStore:
         with _failing("save", chat_id):
             append_lines(path, [{**record, **facts}])
 
-    def append(self, chat_id: str, messages: Sequence[dict[str, Any]]) -> None:
+    def append(self, chat_id: str, messages: Sequence[ChatMessage]) -> None:
         """Add messages at the end; durable when this returns."""
         path = self._existing(chat_id)
         batch = _check_messages(messages)
@@ -394,7 +395,7 @@ class ChatStore:
                 self._title_from(chat_id, path, batch)
             append_lines(path, [{"type": "message", "ts": now, "message": m} for m in batch])
 
-    def _title_from(self, chat_id: str, path: Path, batch: Sequence[dict[str, Any]]) -> None:
+    def _title_from(self, chat_id: str, path: Path, batch: Sequence[ChatMessage]) -> None:
         """Put the first user message's line in an untitled header (once per chat)."""
         header = _read_header(path)
         if header is None:
@@ -405,7 +406,7 @@ class ChatStore:
         if title:
             self._titled.add(chat_id)
 
-    def rewrite(self, chat_id: str, messages: Sequence[dict[str, Any]]) -> None:
+    def rewrite(self, chat_id: str, messages: Sequence[ChatMessage]) -> None:
         """Replace the whole history (compaction, ``/new``), atomically.
 
         Bad lines still in the file are set aside first, so the rewrite cannot drop them.

@@ -16,6 +16,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from tuibot.store.chat_message import ChatMessage
+
 INTERRUPTED_RESULT = "Error: interrupted — tuibot stopped before this tool returned a result."
 """The content of the synthetic result given to a tool call a crash left unanswered."""
 TITLE_LENGTH = 60
@@ -41,7 +43,7 @@ def clean_title(text: str, limit: int | None = None) -> str:
     return line
 
 
-def auto_title(messages: Sequence[dict[str, Any]]) -> str:
+def auto_title(messages: Sequence[ChatMessage]) -> str:
     """The title a chat gets from its first user message with text ("" if none yet)."""
     for message in messages:
         if message.get("role") == "user":
@@ -63,10 +65,15 @@ def _tool_calls(message: dict[str, Any]) -> list[tuple[str, str]]:
     return list(found.items())
 
 
-def interrupted_result(call_id: str, name: str) -> dict[str, Any]:
+def interrupted_result(call_id: str, name: str) -> ChatMessage:
     """The result a tool call gets when tuibot stopped before the tool answered."""
-    result = {"role": "tool", "tool_call_id": call_id, "name": name}
-    return {**result, "content": INTERRUPTED_RESULT, "status": "interrupted"}
+    return {
+        "role": "tool",
+        "tool_call_id": call_id,
+        "name": name,
+        "content": INTERRUPTED_RESULT,
+        "status": "interrupted",
+    }
 
 
 def repair_records(records: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], int, bool]:

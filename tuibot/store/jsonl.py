@@ -8,7 +8,8 @@ guarantees the engine relies on:
   as it was. If the file does not end in a newline (a torn write), the batch starts on a
   fresh line so it is never merged into the torn fragment.
 - ``rewrite_lines`` goes through a temporary file in the same folder, fsync, ``os.replace``
-  and an fsync of the folder: readers see the old file or the new one, never a mix.
+  and an fsync of the folder (:mod:`tuibot.store.atomic`): readers see the old file or
+  the new one, never a mix.
 - ``read_lines`` never stops at a bad line. A torn or corrupt line is reported with its
   line number and (by default) moved to a sidecar file ``<name>.corrupt.jsonl`` before the
   main file is rewritten without it, so nothing is lost and the next load is clean.
@@ -26,6 +27,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+from tuibot.store.atomic import replace_file, sync_folder, write_all
 
 _O_BINARY = getattr(os, "O_BINARY", 0)
 """Windows would otherwise translate newlines in ``os.open`` files."""
@@ -133,29 +136,6 @@ def _encode_all(path: Path, records: Sequence[dict[str, Any]]) -> bytes:
     return b"".join(parts)
 
 
-def _write_all(fd: int, data: bytes) -> None:
-    """One ``write`` call in practice; loops only if the OS accepts part of it."""
-    view = memoryview(data)
-    while view:
-        written = os.write(fd, view)
-        if written <= 0:
-            raise OSError(28, "No space left on device")
-        view = view[written:]
-
-
-def _fsync_dir(folder: Path) -> None:
-    """Make a new or replaced directory entry durable, where the platform allows it."""
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return  # Windows cannot open folders; its rename is durable enough.
-    try:
-        with suppress(OSError):
-            os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
 def _make_parent(path: Path) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
@@ -184,7 +164,7 @@ def append_lines(path: Path, records: Sequence[dict[str, Any]]) -> None:
     finally:
         os.close(fd)
     if size == 0:
-        _fsync_dir(path.parent)
+        sync_folder(path.parent)
 
 
 def _append_fd(fd: int, data: bytes) -> int:
@@ -195,7 +175,7 @@ def _append_fd(fd: int, data: bytes) -> int:
         if os.read(fd, 1) != b"\n":
             data = b"\n" + data  # the torn fragment stays its own line, set aside on load
     try:
-        _write_all(fd, data)
+        write_all(fd, data)
         os.fsync(fd)
     except OSError:
         with suppress(OSError):
@@ -221,7 +201,7 @@ def create_lines(path: Path, records: Sequence[dict[str, Any]]) -> None:
         raise _oserror("create", path, exc) from exc
     try:
         try:
-            _write_all(fd, data)
+            write_all(fd, data)
             os.fsync(fd)
         finally:
             os.close(fd)
@@ -229,7 +209,7 @@ def create_lines(path: Path, records: Sequence[dict[str, Any]]) -> None:
         with suppress(OSError):
             os.unlink(path)
         raise _oserror("write", path, exc) from exc
-    _fsync_dir(path.parent)
+    sync_folder(path.parent)
 
 
 def _stamp(path: Path) -> tuple[int, int, int] | None:
@@ -241,6 +221,10 @@ def _stamp(path: Path) -> tuple[int, int, int] | None:
     return (st.st_ino, st.st_size, st.st_mtime_ns)
 
 
+class _Changed(Exception):
+    """The file changed since the caller read it: its replacement is called off."""
+
+
 def _replace_bytes(path: Path, data: bytes, expect: object = None) -> bool:
     """Atomically make ``data`` the content of ``path``; False if ``expect`` is stale.
 
@@ -248,24 +232,17 @@ def _replace_bytes(path: Path, data: bytes, expect: object = None) -> bool:
     changed since, nothing is replaced so the caller can re-read instead of losing a write.
     Raises ``OSError``; the temporary file never outlives a failure.
     """
-    import tempfile  # only rewrites need it; keeps start-up light
 
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    def unchanged() -> None:
+        if _stamp(path) != expect:
+            raise _Changed
+
     try:
-        try:
-            _write_all(fd, data)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        if expect is not None and _stamp(path) != expect:
-            os.unlink(tmp)
-            return False
-        os.replace(tmp, path)
-    except BaseException:
-        with suppress(OSError):
-            os.unlink(tmp)
-        raise
-    _fsync_dir(path.parent)
+        replace_file(
+            path, data, new_mode=_FILE_MODE, before_replace=None if expect is None else unchanged
+        )
+    except _Changed:
+        return False
     return True
 
 

@@ -26,8 +26,8 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
+from tuibot.store.atomic import replace_file
 from tuibot.store.jsonl import StorageError
-from tuibot.toolkit.protect import atomic_write
 
 FILE_MODE = 0o600
 """What these files say (what may run unasked, what runs when) is private to the owner."""
@@ -151,7 +151,7 @@ class LockedJsonFile(Generic[T, E]):
                 return
             data = self._encode(value)
             try:
-                atomic_write(self.path, data, new_mode=FILE_MODE)
+                replace_file(self.path, data, new_mode=FILE_MODE)
             except OSError as exc:
                 raise self.oserror(f"write {self._noun} to", exc) from exc
             self._value = value

@@ -21,11 +21,14 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import secrets
 import stat
 from collections.abc import Sequence
 from pathlib import Path
 from typing import BinaryIO
+
+from tuibot.store.atomic import NotRegularFile, check_regular, kind_of
+
+__all__ = ["NotRegularFile", "kind_of"]  # re-exported: the file tools import them from here
 
 DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0)
 """How every folder below the root is opened: as a folder, never through a symlink."""
@@ -42,10 +45,6 @@ SUPPORTED = os.open in os.supports_dir_fd and hasattr(os, "O_NOFOLLOW")
 
 class SymlinkInPath(PermissionError):
     """A symlink stood where the resolved path had a folder or file: swapped in mid-call."""
-
-
-class NotRegularFile(OSError):
-    """A pipe, socket or device where a file was expected; it is never opened or read."""
 
 
 def parts_below(root: Path, target: Path) -> tuple[str, ...]:
@@ -150,24 +149,9 @@ def stat_below(root: Path, target: Path) -> os.stat_result:
 
 def regular_mode(mode: int, name: str) -> int:
     """``mode`` when it is a regular file's; else the error that says what it is."""
-    if stat.S_ISREG(mode):
-        return mode
-    if stat.S_ISDIR(mode):
-        raise IsADirectoryError(errno.EISDIR, f"'{name}' is a directory")
     if stat.S_ISLNK(mode):
         raise SymlinkInPath(_swapped(name))
-    raise NotRegularFile(errno.EINVAL, f"'{name}' is not a regular file (a {kind_of(mode)})")
-
-
-def kind_of(mode: int) -> str:
-    """A word for what a file that is not a regular one is: pipe, socket or device."""
-    if stat.S_ISFIFO(mode):
-        return "pipe"
-    if stat.S_ISSOCK(mode):
-        return "socket"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "device"
-    return "special file"
+    return check_regular(mode, name)
 
 
 def _is_file(parent: int, name: str) -> bool:
@@ -181,45 +165,6 @@ def _is_file(parent: int, name: str) -> bool:
 
 def _swapped(name: str) -> str:
     return f"'{name}' became a symlink while the call ran; it is not followed"
-
-
-def write_into(parent: int, name: str, data: bytes, new_mode: int) -> bool:
-    """Make ``name`` in the folder ``parent`` hold ``data``, atomically; True if it existed.
-
-    The temporary file is created in that same folder through its descriptor
-    (``O_EXCL|O_NOFOLLOW``), renamed over ``name`` with both ``dir_fd``s, and removed on
-    any failure, so nothing is left behind. An existing file keeps its permission bits;
-    a symlink in its place is replaced by the file (never written through); a folder,
-    pipe, socket or device there is refused.
-    """
-    mode = _existing_mode(parent, name)
-    temp = f".{name[:200]}.{secrets.token_hex(4)}.tuibot-tmp"
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-    fd = os.open(temp, flags, new_mode if mode is None else mode, dir_fd=parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            if mode is not None:  # the umask may have trimmed the old file's bits
-                os.fchmod(handle.fileno(), mode)
-            os.fsync(handle.fileno())
-        os.replace(temp, name, src_dir_fd=parent, dst_dir_fd=parent)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temp, dir_fd=parent)
-        raise
-    return mode is not None
-
-
-def _existing_mode(parent: int, name: str) -> int | None:
-    """The permission bits of the regular file ``name``, None when there is none (or a link)."""
-    try:
-        mode = os.stat(name, dir_fd=parent, follow_symlinks=False).st_mode
-    except FileNotFoundError:
-        return None
-    if stat.S_ISLNK(mode):
-        return None
-    return stat.S_IMODE(regular_mode(mode, name))
 
 
 def _require_support() -> None:

@@ -15,6 +15,7 @@ import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from tuibot.events import NoticeLevel
 from tuibot.toolkit.decorator import ToolSpec
 from tuibot.toolkit.loader import ToolLoadError, load_tool_entry, tool_entries
 from tuibot.toolkit.registry import ToolRegistry
@@ -23,7 +24,7 @@ from tuibot.toolkit.state import ToolStateError, read_disabled
 IMPORT_TIMEOUT = 5.0
 """The default of ``tools.import_timeout``: seconds before a hanging import is abandoned."""
 
-Notify = Callable[[str, str], None]
+Notify = Callable[[NoticeLevel, str], None]
 """``notify(level, text)``: how the catalogue tells the user (the engine makes Notices)."""
 
 

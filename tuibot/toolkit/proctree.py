@@ -219,7 +219,8 @@ def find_members(run_id: str, reaper_pid: int | None, *, thorough: bool) -> list
 def _marked(proc: psutil.Process, run_id: str) -> bool:
     """Whether ``proc`` carries this run's mark (unreadable environments do not)."""
     try:
-        return proc.environ().get(MARKER) == run_id
+        marked: bool = proc.environ().get(MARKER) == run_id
+        return marked
     except (psutil.Error, OSError):
         return False
 
@@ -256,7 +257,8 @@ def _send(procs: list[psutil.Process], sig: int) -> None:
 def _alive(proc: psutil.Process) -> bool:
     """Running and not a zombie waiting to be reaped."""
     try:
-        return proc.status() != psutil.STATUS_ZOMBIE
+        alive: bool = proc.status() != psutil.STATUS_ZOMBIE
+        return alive
     except psutil.Error:
         return False
 

@@ -17,13 +17,13 @@ from __future__ import annotations
 
 import errno
 import os
-import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tuibot.paths import bundled_dir, config_home, data_home, log_home
+from tuibot.store.atomic import replace_file, write_into
 from tuibot.toolkit import beneath as beneath_fs
 from tuibot.toolkit.guarded_files import (
     GIT,
@@ -185,48 +185,22 @@ def atomic_write(
     ``resolve_in_workspace``), the folder is reached from ``beneath``'s descriptor with
     no-follow on every step and missing folders are made the same way, so a folder
     swapped for a symlink mid-call cannot send the write outside (``SymlinkInPath``).
-    Without it (tuibot's own data files), missing folders are made by path. Either way the
-    temporary file lives in the final folder, is renamed through that folder's descriptor
-    and is removed on failure. An existing file keeps its permission bits; a new one gets
-    ``new_mode`` (less the umask). Returns whether the file existed. A reader never sees
-    a half-written file, and a failure leaves the old file as it was.
+    Without it, this is :func:`tuibot.store.atomic.replace_file` (missing folders made by
+    path). Either way the write itself is :func:`tuibot.store.atomic.write_into`. Returns
+    whether the file existed. A reader never sees a half-written file, and a failure
+    leaves the old file as it was.
     """
-    if not beneath_fs.SUPPORTED:
-        return _write_by_path(target, data, new_mode)
-    if beneath is None:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        parent = os.open(target.parent, os.O_RDONLY | os.O_DIRECTORY)
-    elif target == beneath:
+    if beneath is None or not beneath_fs.SUPPORTED:
+        return replace_file(target, data, new_mode=new_mode)
+    if target == beneath:
         raise IsADirectoryError(errno.EISDIR, f"{target} is the workspace folder itself")
-    else:
-        parent = beneath_fs.open_folder(
-            beneath, beneath_fs.parts_below(beneath, target.parent), create=True
-        )
+    parent = beneath_fs.open_folder(
+        beneath, beneath_fs.parts_below(beneath, target.parent), create=True
+    )
     try:
-        return beneath_fs.write_into(parent, target.name, data, new_mode)
+        return write_into(parent, target.name, data, new_mode)
     finally:
         os.close(parent)
-
-
-def _write_by_path(target: Path, data: bytes, new_mode: int) -> bool:
-    """``atomic_write`` where folder descriptors are missing (Windows): by name, not race-free."""
-    existed = target.exists()
-    mode = target.stat().st_mode & 0o7777 if existed else new_mode
-    target.parent.mkdir(parents=True, exist_ok=True)
-    temp = target.with_name(f".{target.name}.{secrets.token_hex(4)}.tuibot-tmp")
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        if existed:
-            os.chmod(temp, mode)
-        os.replace(temp, target)
-    except BaseException:
-        temp.unlink(missing_ok=True)
-        raise
-    return existed
 
 
 def _real(path: Path) -> Path:

@@ -8,11 +8,10 @@ so a watcher never reads half a file.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 
 from tuibot.paths import data_home
+from tuibot.store.atomic import replace_file
 
 STATE_FILE = "tool_state.json"
 
@@ -46,15 +45,5 @@ def read_disabled(path: Path) -> set[str]:
 
 def write_disabled(path: Path, names: set[str]) -> None:
     """Replace the file atomically with ``names`` (sorted, for readable diffs)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
     text = json.dumps({"disabled": sorted(names)}, indent=2) + "\n"
-    fd, temp = tempfile.mkstemp(prefix=".tool_state.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
+    replace_file(path, text.encode("utf-8"), new_mode=0o600)

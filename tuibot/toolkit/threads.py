@@ -85,7 +85,8 @@ def call_with_timeout(func: Callable[[], T], timeout: float, *, name: str) -> T:
     ok, value = outcome[0]
     if not ok:
         raise value
-    return value
+    result: T = value
+    return result
 
 
 class Abandoned(BaseException):

@@ -104,7 +104,8 @@ class Fetched:
     @property
     def content_type(self) -> str:
         """The media type, lower case, without parameters (``""`` when absent)."""
-        return self.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+        header: str = self.headers.get("content-type", "")
+        return header.split(";", 1)[0].strip().lower()
 
     @property
     def charset(self) -> str | None:
@@ -112,7 +113,8 @@ class Fetched:
         for param in self.headers.get("content-type", "").split(";")[1:]:
             key, _, value = param.partition("=")
             if key.strip().lower() == "charset" and value.strip():
-                return value.strip().strip("\"'")
+                charset: str = value.strip().strip("\"'")
+                return charset
         return None
 
     async def iter_bytes(self, limit: int) -> AsyncGenerator[bytes, None]:

@@ -31,6 +31,7 @@ from tuibot.events import (
     TurnFinished,
     TurnStarted,
 )
+from tuibot.store.chat_message import ChatMessage
 from tuibot.tui import compat
 from tuibot.tui.messages import StreamBatch
 from tuibot.tui.widgets.answer import AnswerView
@@ -79,7 +80,7 @@ class Conversation(VerticalScroll):
         """What the chat had stored when it was opened."""
         self._body = Vertical(classes="blocks")
         """Blocks of the turns that ran since."""
-        self._stored: list[dict[str, Any]] = []
+        self._stored: list[ChatMessage] = []
         self._show_reasoning = False
         self._show_tools = False
         self._banner: ProblemBanner | None = None
@@ -110,7 +111,7 @@ class Conversation(VerticalScroll):
         """The blocks of turns that ran since the chat was opened (after the history)."""
         return list(self._body.children)
 
-    def show_chat(self, chat: str, messages: list[dict[str, Any]]) -> None:
+    def show_chat(self, chat: str, messages: list[ChatMessage]) -> None:
         """Replace what is shown with ``messages`` (records as the chat store loads them)."""
         self.chat = chat or None
         self._stored = messages

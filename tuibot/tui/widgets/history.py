@@ -13,6 +13,7 @@ from typing import Any
 
 from textual.widget import Widget
 
+from tuibot.store.chat_message import ChatMessage
 from tuibot.tui.widgets.answer import AnswerView
 from tuibot.tui.widgets.blocks import (
     MarkLine,
@@ -73,7 +74,7 @@ def text_of(content: object) -> str:
     return ""
 
 
-def _calls(message: dict[str, Any]) -> Iterable[tuple[str, str, object]]:
+def _calls(message: ChatMessage) -> Iterable[tuple[str, str, object]]:
     for call in message.get("tool_calls") or []:
         if not isinstance(call, dict):
             continue
@@ -82,7 +83,7 @@ def _calls(message: dict[str, Any]) -> Iterable[tuple[str, str, object]]:
         yield str(call.get("id") or ""), str(function.get("name") or "?"), raw
 
 
-def _tool_status(result: dict[str, Any] | None) -> tuple[str, str | None]:
+def _tool_status(result: ChatMessage | None) -> tuple[str, str | None]:
     if result is None:
         return "running", None
     output = text_of(result.get("content"))
@@ -92,7 +93,7 @@ def _tool_status(result: dict[str, Any] | None) -> tuple[str, str | None]:
     return ("error" if failed else "ok"), output
 
 
-def _assistant(message: dict[str, Any], results: dict[str, dict[str, Any]]) -> list[Entry]:
+def _assistant(message: ChatMessage, results: dict[str, ChatMessage]) -> list[Entry]:
     entries = []
     reasoning = message.get("reasoning")
     if isinstance(reasoning, str) and reasoning.strip():
@@ -111,7 +112,7 @@ def _assistant(message: dict[str, Any], results: dict[str, dict[str, Any]]) -> l
     return entries
 
 
-def entries_of(messages: Sequence[dict[str, Any]]) -> list[Entry]:
+def entries_of(messages: Sequence[ChatMessage]) -> list[Entry]:
     """The blocks a stored history shows, in order (tool results join their calls)."""
     results = {
         str(m.get("tool_call_id")): m
@@ -215,7 +216,7 @@ def answer_pieces(text: str, width: int, rows: int) -> list[str]:
     return pieces
 
 
-def still_running(messages: list[dict[str, Any]], repaired: int) -> list[dict[str, Any]]:
+def still_running(messages: list[ChatMessage], repaired: int) -> list[ChatMessage]:
     """``messages`` of a chat whose turn runs now, its unanswered calls shown as running.
 
     Loading marks tool calls without a result as interrupted (in memory, for a read-only
@@ -232,7 +233,7 @@ def still_running(messages: list[dict[str, Any]], repaired: int) -> list[dict[st
     return messages[:end]
 
 
-def stored_of_turn(messages: Sequence[dict[str, Any]], turn: str) -> tuple[str, str]:
+def stored_of_turn(messages: Sequence[ChatMessage], turn: str) -> tuple[str, str]:
     """Answer and reasoning text a running turn has already stored (finished rounds)."""
     text, reasoning = [], []
     for message in messages:
