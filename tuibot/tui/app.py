@@ -24,6 +24,7 @@ from tuibot.tui.chats import ChatCommands
 from tuibot.tui.decisions import DecisionCommands
 from tuibot.tui.looks import LookCommands
 from tuibot.tui.messages import EngineEvent, EngineReady, OpenChat, StreamBatch
+from tuibot.tui.pane_guard import PaneGuard
 from tuibot.tui.runner import worker_runner
 from tuibot.tui.scheduled import start_scheduled_work
 from tuibot.tui.sessions import SessionState
@@ -134,6 +135,8 @@ class TuibotApp(ChatCommands, WorkCommands, DecisionCommands, LookCommands, App[
         """Usage, live partial answers and early input, kept across chat switches."""
         self.show_reasoning = False
         self.show_tool_output = False
+        self.pane_guard = PaneGuard(self._pane_notice, str(paths.log_file))
+        """Turns a pane's failure on an event into a log entry and one notice."""
 
     # -- layout ----------------------------------------------------------------------
 
@@ -178,6 +181,9 @@ class TuibotApp(ChatCommands, WorkCommands, DecisionCommands, LookCommands, App[
         ]
 
     # -- start and stop --------------------------------------------------------------
+
+    def _pane_notice(self, text: str) -> None:
+        self.notify(text, severity="error", markup=False, timeout=10)
 
     def on_load(self) -> None:
         self.setup_theme()
@@ -307,9 +313,9 @@ class TuibotApp(ChatCommands, WorkCommands, DecisionCommands, LookCommands, App[
         except NoMatches:  # shutting down: a turn ended while the screen was torn down
             return
         for pane in panes:
-            pane.apply(event)
+            self.pane_guard.run(pane.id or "", lambda pane=pane: pane.apply(event))
         if event.chat and event.chat == self.current_chat:
-            self.conversation.apply(event)
+            self.pane_guard.run("conversation", lambda: self.conversation.apply(event))
             self.refresh_chat_status()
         self.status.session_usage = self.session.total
         self.status.pending = len(self.engine.approvals.pending()) if self.engine else 0
@@ -325,7 +331,7 @@ class TuibotApp(ChatCommands, WorkCommands, DecisionCommands, LookCommands, App[
             conversation = self.conversation
         except NoMatches:  # shutting down: the screen is being torn down
             return
-        conversation.apply_stream(message)
+        self.pane_guard.run("conversation", lambda: conversation.apply_stream(message))
 
     @on(OpenChat)
     def on_open(self, message: OpenChat) -> None:
