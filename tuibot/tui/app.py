@@ -7,7 +7,6 @@ changes with messages.
 
 from __future__ import annotations
 
-import asyncio
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import on, work
@@ -22,13 +21,14 @@ from tuibot.events import ApprovalDecided, ApprovalRequested
 from tuibot.tui.bridge import EngineBridge
 from tuibot.tui.chats import ChatCommands
 from tuibot.tui.decisions import DecisionCommands
+from tuibot.tui.health import HealthCommands
 from tuibot.tui.looks import LookCommands
 from tuibot.tui.messages import EngineEvent, EngineReady, OpenChat, StreamBatch
 from tuibot.tui.pane_guard import PaneGuard
 from tuibot.tui.runner import worker_runner
 from tuibot.tui.scheduled import start_scheduled_work
 from tuibot.tui.sessions import SessionState
-from tuibot.tui.startup import build_engine, check_health, warm_sdk
+from tuibot.tui.startup import build_engine, warm_sdk
 from tuibot.tui.widgets.approvals import ApprovalsPane
 from tuibot.tui.widgets.chat_list import ChatList
 from tuibot.tui.widgets.composer import Composer
@@ -67,7 +67,9 @@ class ChatPane(Vertical):
     ALLOW_MAXIMIZE = True
 
 
-class TuibotApp(ChatCommands, WorkCommands, DecisionCommands, LookCommands, App[int]):
+class TuibotApp(
+    ChatCommands, HealthCommands, WorkCommands, DecisionCommands, LookCommands, App[int]
+):
     """tuibot's Textual app over one engine."""
 
     CSS_PATH = "app.tcss"
@@ -241,25 +243,11 @@ class TuibotApp(ChatCommands, WorkCommands, DecisionCommands, LookCommands, App[
                 self.current_chat = None
         if self.current_chat is None:
             chats = [meta for meta in engine.chats.list() if meta.kind == "direct"]
-            self.current_chat = chats[-1].id if chats else None
+            self.current_chat = chats[0].id if chats else None  # newest first
         if self.current_chat is not None:
             self.open_chat(self.current_chat)
         for chat, text in self.session.take_early_input():
             self.submit(chat, text)
-
-    @work(group="health", description="check the model server", exit_on_error=False)
-    async def watch_health(self) -> None:
-        """Probe the model server now and every ``tui.health_interval`` seconds."""
-        shown_problem = False
-        while self.engine is not None:
-            health = await check_health(self.engine)
-            self.status.health = "ok" if health.ok and not health.problem else "down"
-            self.status.health_detail = health.problem or health.where
-            if (not health.ok or health.problem) and not shown_problem:
-                shown_problem = True
-                text = f"Model server problem: {health.problem}\n\n{health.advice}"
-                self.conversation.show_problem(text)
-            await asyncio.sleep(self.settings.tui.health_interval)
 
     def action_quit(self) -> None:  # type: ignore[override]
         """Quit, asking first when turns or delegations are still running."""
@@ -313,15 +301,16 @@ class TuibotApp(ChatCommands, WorkCommands, DecisionCommands, LookCommands, App[
         except NoMatches:  # shutting down: a turn ended while the screen was torn down
             return
         for pane in panes:
-            self.pane_guard.run(pane.id or "", lambda pane=pane: pane.apply(event))
+            self.pane_guard.run(pane.id or "", pane.apply, event)
         if event.chat and event.chat == self.current_chat:
-            self.pane_guard.run("conversation", lambda: self.conversation.apply(event))
+            self.pane_guard.run("conversation", self.conversation.apply, event)
             self.refresh_chat_status()
         self.status.session_usage = self.session.total
         self.status.pending = len(self.engine.approvals.pending()) if self.engine else 0
         if isinstance(event, ApprovalRequested | ApprovalDecided):
             self.on_approval_event(event)
         self.after_event(event)
+        self.health_after(event)
 
     def on_stream_batch(self, message: StreamBatch) -> None:
         self.session.stream(message)
@@ -331,7 +320,7 @@ class TuibotApp(ChatCommands, WorkCommands, DecisionCommands, LookCommands, App[
             conversation = self.conversation
         except NoMatches:  # shutting down: the screen is being torn down
             return
-        self.pane_guard.run("conversation", lambda: conversation.apply_stream(message))
+        self.pane_guard.run("conversation", conversation.apply_stream, message)
 
     @on(OpenChat)
     def on_open(self, message: OpenChat) -> None:

@@ -33,11 +33,11 @@ class PaneGuard:
         self._log_file = log_file
         self._told: set[str] = set()
 
-    def run(self, pane_id: str, update: Callable[[], Any]) -> bool:
-        """Run ``update`` for the pane ``pane_id``; False (logged, maybe noticed) if it raised."""
+    def run(self, pane_id: str, update: Callable[[Any], Any], event: Any) -> bool:
+        """``update(event)`` for the pane ``pane_id``; False (logged, noticed) if it raised."""
         pane = NAMES.get(pane_id, pane_id)
         try:
-            update()
+            update(event)
         except Exception:
             log.exception("the %s pane could not show an update", pane)
             if pane not in self._told:
