@@ -317,6 +317,10 @@ class ChatStore:
         metas.sort(key=lambda m: (m.updated, m.id), reverse=True)
         return metas
 
+    def latest(self, kind: str = "direct") -> ChatMeta | None:
+        """The most recently updated chat of ``kind`` (what ``ask -c`` and the app reopen)."""
+        return next((meta for meta in self.list() if meta.kind == kind), None)
+
     def load(self, chat_id: str, *, readonly: bool = False) -> Chat:
         """The chat's history, repaired, with the problems found on the way.
 
