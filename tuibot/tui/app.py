@@ -19,6 +19,7 @@ from textual.widgets import Footer, TabbedContent, TabPane
 
 from tuibot.events import ApprovalDecided, ApprovalRequested
 from tuibot.tui.bridge import EngineBridge
+from tuibot.tui.chat_share import ShareCommands
 from tuibot.tui.chats import ChatCommands
 from tuibot.tui.decisions import DecisionCommands
 from tuibot.tui.health import HealthCommands
@@ -68,7 +69,13 @@ class ChatPane(Vertical):
 
 
 class TuibotApp(
-    ChatCommands, HealthCommands, WorkCommands, DecisionCommands, LookCommands, App[int]
+    ChatCommands,
+    ShareCommands,
+    HealthCommands,
+    WorkCommands,
+    DecisionCommands,
+    LookCommands,
+    App[int],
 ):
     """tuibot's Textual app over one engine."""
 
