@@ -59,6 +59,7 @@ __all__ = [
     "auto_title",
     "clean_title",
     "interrupted_result",
+    "meta_from_header",
     "new_chat_id",
     "repair_records",
     "validate_chat_id",
@@ -169,7 +170,7 @@ def _record_checker() -> Check:
     return check
 
 
-def _meta(chat_id: str, header: dict[str, Any], updated: float) -> ChatMeta:
+def meta_from_header(chat_id: str, header: dict[str, Any], updated: float) -> ChatMeta:
     """Meta from a header, tolerating missing or mistyped fields (the id is the file's)."""
     defaults = {"kind": "direct", "bot": "Assistant", "title": ""}
     text: dict[str, str] = {}
@@ -313,7 +314,7 @@ class ChatStore:
                 updated = path.stat().st_mtime
             except OSError:
                 continue  # deleted while listing
-            metas.append(_meta(chat_id, _read_header(path) or {}, updated))
+            metas.append(meta_from_header(chat_id, _read_header(path) or {}, updated))
         metas.sort(key=lambda m: (m.updated, m.id), reverse=True)
         return metas
 
@@ -335,7 +336,7 @@ class ChatStore:
             problems = list(result.problems)
             if header is None:
                 problems.append(LineProblem(0, "", "no chat header; rebuilt from the file name"))
-                header = _header(_meta(chat_id, {}, path.stat().st_mtime))
+                header = _header(meta_from_header(chat_id, {}, path.stat().st_mtime))
             marks = [r for r in result.records if r.get("type") == "consolidated"]
             records = [r for r in result.records if r.get("type") == "message"]
             repaired, added, at_end = repair_records(records)
@@ -346,7 +347,9 @@ class ChatStore:
             updated = path.stat().st_mtime
         messages = [r["message"] for r in repaired]
         consolidated = min(max((m["upto"] for m in marks), default=0), len(messages))
-        return Chat(_meta(chat_id, header, updated), messages, problems, added, consolidated)
+        return Chat(
+            meta_from_header(chat_id, header, updated), messages, problems, added, consolidated
+        )
 
     def mark_consolidated(self, chat_id: str, upto: int) -> None:
         """Record that the first ``upto`` messages are now in the bot's memory.
@@ -392,7 +395,7 @@ class ChatStore:
         with _failing("save", chat_id):
             result = read_lines(path, set_aside=True, check=_record_checker())
             header = next((r for r in result.records if _is_header(r)), None)
-            header = header or _header(_meta(chat_id, {}, now))
+            header = header or _header(meta_from_header(chat_id, {}, now))
             if not header.get("title"):
                 header = {**header, "title": auto_title(batch)}
             records = [{"type": "message", "ts": now, "message": m} for m in batch]

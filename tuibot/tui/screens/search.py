@@ -3,10 +3,13 @@
 The results update as you type (after a short pause, so a long chat folder is not
 searched per key); each shows the chat's title and the line the first word was found
 in. Enter opens the highlighted result (the first one while the cursor is in the box).
+Searches run in a thread: the first one reads every chat file (seconds for thousands of
+long chats), and the screen must keep answering keys meanwhile.
 """
 
 from __future__ import annotations
 
+import asyncio
 from typing import ClassVar
 
 from textual import on
@@ -60,8 +63,7 @@ class SearchScreen(ModalScreen[str | None]):
 
     def on_mount(self) -> None:
         self.query_one(Input).focus()
-        if self.query_text:
-            self.run_search()
+        self.run_search()  # with no words: reads the chat files, so the next search is fast
 
     @on(Input.Changed, "#search-input")
     def _changed(self, event: Input.Changed) -> None:
@@ -72,21 +74,27 @@ class SearchScreen(ModalScreen[str | None]):
         self._timer = self.set_timer(SEARCH_DELAY_S, self.run_search)
 
     def run_search(self) -> None:
-        """Search now and show the results."""
-        self.hits = self.search.search(self.query_text)
+        """Search for what the box holds now, in a thread, and show the results."""
+        self.run_worker(self._search(self.query_text), group="search", exclusive=True)
+
+    async def _search(self, query: str) -> None:
+        hits = await asyncio.to_thread(self.search.search, query)
+        if query != self.query_text:
+            return  # typed on meanwhile: a newer search shows its own results
+        self.hits = hits
         results = self.query_one(OptionList)
-        results.set_options(_option(hit) for hit in self.hits)
-        if self.hits:
+        results.set_options(_option(hit) for hit in hits)
+        if hits:
             results.highlighted = 0
-        elif self.query_text.strip():
+        elif query.strip():
             results.add_option(Option("No chat matches.", disabled=True))
 
     @on(Input.Submitted, "#search-input")
-    def _submitted(self, event: Input.Submitted) -> None:
+    async def _submitted(self, event: Input.Submitted) -> None:
         event.stop()
-        self.run_search()
-        if self.hits:
-            self.dismiss(self.hits[0].meta.id)
+        hits = await asyncio.to_thread(self.search.search, event.value)
+        if hits:
+            self.dismiss(hits[0].meta.id)
 
     @on(OptionList.OptionSelected, "#search-results")
     def _selected(self, event: OptionList.OptionSelected) -> None:
