@@ -12,6 +12,7 @@ import socket
 import time
 from pathlib import Path
 
+import pytest
 from scripted_server import ScriptedServer, text
 from tui_helpers import SIZE, make_app, ready, until
 
@@ -67,3 +68,25 @@ async def test_the_app_opens_the_most_recently_updated_chat(server: ScriptedServ
         await ready(pilot)
         await until(pilot, lambda: app.current_chat is not None)
         assert app.current_chat == new.id
+
+
+async def test_a_server_serving_one_other_model_is_not_a_problem() -> None:
+    """llama.cpp lists the one model it loaded and answers whatever name is asked for."""
+    with ScriptedServer(models=["models/smol.gguf"]) as server:
+        server.enqueue(text("Hi."))
+        app = make_app(server)
+        async with app.run_test(size=SIZE) as pilot:
+            await ready(pilot)
+            await until(pilot, lambda: app.status.health != "unknown")
+            assert app.status.health == "ok" and banners(app) == 0
+
+
+@pytest.mark.parametrize("models", [["llama3", "qwen"], ["llama3:latest"]])
+async def test_a_server_listing_others_still_says_which_it_has(models: list[str]) -> None:
+    """Several models, or Ollama's one ``name:tag`` (Ollama refuses other names)."""
+    with ScriptedServer(models=models) as server:
+        app = make_app(server)
+        async with app.run_test(size=SIZE) as pilot:
+            await ready(pilot)
+            await until(pilot, lambda: banners(app) == 1)
+            assert ", ".join(models) in app.status.health_detail

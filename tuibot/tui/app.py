@@ -316,6 +316,7 @@ class TuibotApp(
         self.status.pending = len(self.engine.approvals.pending()) if self.engine else 0
         if isinstance(event, ApprovalRequested | ApprovalDecided):
             self.on_approval_event(event)
+            self._leave_empty_approvals()
         self.after_event(event)
         self.health_after(event)
 
@@ -328,6 +329,20 @@ class TuibotApp(
         except NoMatches:  # shutting down: the screen is being torn down
             return
         self.pane_guard.run("conversation", conversation.apply_stream, message)
+
+    def _leave_empty_approvals(self) -> None:
+        """The last request was answered from the queue: back to the composer, not a blank."""
+        pane = self.query_one(ApprovalsPane)
+        if (
+            not pane.request_ids
+            and self.focused is not None
+            and pane
+            in (
+                self.focused,
+                *self.focused.ancestors,
+            )
+        ):
+            self.composer.focus()
 
     @on(OpenChat)
     def on_open(self, message: OpenChat) -> None:

@@ -53,6 +53,10 @@ class DelegationNode:
     """The delegation (every kind but ``chat``)."""
 
 
+EMPTY_HINT = "No delegated work yet. When a bot gives a task to a bot, it shows here."
+"""The tree's one line while no work is shown."""
+
+
 class DelegationTree(Tree[DelegationNode]):
     """Delegated work as a tree, with keys to open, cancel or answer it.
 
@@ -154,6 +158,12 @@ class DelegationTree(Tree[DelegationNode]):
         for record in records:
             if record.is_open or record.updated >= cutoff:
                 self.upsert(record)
+        self._show_hint()
+
+    def _show_hint(self) -> None:
+        """With no work to show, the (otherwise hidden) root line says what will be here."""
+        self.root.allow_expand = False
+        self.show_root = not self._records
 
     def apply(self, event: Event) -> None:
         """Follow ``DelegationChanged``; every other event is ignored."""
@@ -211,6 +221,7 @@ class DelegationTree(Tree[DelegationNode]):
         if root is not None:
             root.refresh()
         self._ticker_on(any(r.status == "running" for r in self._records.values()))
+        self._show_hint()
 
     def _follow_clock(self, old: Delegation | None, record: Delegation) -> None:
         """Its time clock restarts whenever the recorded time moves or it starts running."""
@@ -305,8 +316,9 @@ class DelegationTree(Tree[DelegationNode]):
     def render_label(self, node: TreeNode[DelegationNode], base_style: Style, style: Style) -> Text:
         """Draw the line from the node's record, fitted to the width left after the guides."""
         data = node.data
-        if data is None:
-            return Text("")
+        if data is None:  # the root: shown only while there is nothing else, as a hint
+            hint = node is self.root and not self._records
+            return Text(EMPTY_HINT, style=self._style("muted")) if hint else Text("")
         depth = len(list(_ancestry(node))) - 1
         pane = self.scrollable_content_region.width or UNSHOWN_WIDTH
         width = pane - (depth - 1) * self.guide_depth - 1
