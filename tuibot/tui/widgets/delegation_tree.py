@@ -139,6 +139,8 @@ class DelegationTree(Tree[DelegationNode]):
         """Task chat → the delegation (latest round) working in it."""
         self._since: dict[str, float] = {}
         """Running delegation → when its recorded time last moved (its clock's start)."""
+        self._hint: TreeNode[DelegationNode] | None = None
+        """The "no delegated work yet" line, while there is no work to show."""
 
     def on_mount(self) -> None:
         self._ticker = self.set_interval(TICK_S, self._tick, pause=True)
@@ -150,6 +152,7 @@ class DelegationTree(Tree[DelegationNode]):
         self._engine = engine
         self._titles = {meta.id: meta.title for meta in engine.chats.list()}
         self.clear()
+        self._hint = None
         self._records.clear()
         self._work_nodes.clear()
         self._roots.clear()
@@ -161,9 +164,13 @@ class DelegationTree(Tree[DelegationNode]):
         self._show_hint()
 
     def _show_hint(self) -> None:
-        """With no work to show, the (otherwise hidden) root line says what will be here."""
-        self.root.allow_expand = False
-        self.show_root = not self._records
+        """With no work to show, one line (a leaf without data) says what will be here."""
+        if self._records:
+            if self._hint is not None:
+                self._hint.remove()
+                self._hint = None
+        elif self._hint is None:
+            self._hint = self.root.add_leaf("")
 
     def apply(self, event: Event) -> None:
         """Follow ``DelegationChanged``; every other event is ignored."""
@@ -316,8 +323,8 @@ class DelegationTree(Tree[DelegationNode]):
     def render_label(self, node: TreeNode[DelegationNode], base_style: Style, style: Style) -> Text:
         """Draw the line from the node's record, fitted to the width left after the guides."""
         data = node.data
-        if data is None:  # the root: shown only while there is nothing else, as a hint
-            hint = node is self.root and not self._records
+        if data is None:  # the hidden root, or the hint line of an empty tree
+            hint = node is self._hint
             return Text(EMPTY_HINT, style=self._style("muted")) if hint else Text("")
         depth = len(list(_ancestry(node))) - 1
         pane = self.scrollable_content_region.width or UNSHOWN_WIDTH
