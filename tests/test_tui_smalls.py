@@ -16,6 +16,7 @@ from tui_helpers import SIZE, make_app, ready, until
 
 from tuibot.delegation.records import Delegation, Limits, Parent
 from tuibot.tui.screens.help import HelpScreen
+from tuibot.tui.widgets import approvals
 from tuibot.tui.widgets.approvals import ApprovalsPane
 from tuibot.tui.widgets.delegation_tree import DelegationTree
 
@@ -88,7 +89,8 @@ async def test_answering_the_last_request_leaves_the_emptied_pane(server: Script
         assert app.focused is pane
         await pilot.press("n")
         await until(pilot, lambda: len(pane.request_ids) == 1)
-        await pilot.pause()
+        await until(pilot, lambda: pane.selected in pane.request_ids)
+        await pilot.pause(approvals.SETTLE_S + 0.1)  # a request moved into place waits a moment
         assert app.focused is pane  # one more to answer: stay
         await pilot.press("n")
         await until(pilot, lambda: not pane.request_ids)

@@ -60,6 +60,8 @@ ZOOMABLE = ("#main", "#chats", "#tasks", "#delegations", "#tools", "#approvals")
 """What F8 zooms: the focused widget's nearest pane (the chat is conversation + composer)."""
 TABS = {"tasks": "tab-tasks", "delegations": "tab-delegations", "tools": "tab-tools"}
 TABS["approvals"] = "tab-approvals"
+LEAVE_EMPTY_QUEUE_S = 1.0
+"""How long an emptied approvals queue keeps focus before the composer gets it back."""
 
 
 class ChatPane(Vertical):
@@ -331,17 +333,18 @@ class TuibotApp(
         self.pane_guard.run("conversation", conversation.apply_stream, message)
 
     def _leave_empty_approvals(self) -> None:
-        """The last request was answered from the queue: back to the composer, not a blank."""
+        """The last request was answered from the queue: back to the composer, not a blank.
+
+        After a moment, so a request that follows at once (a paused delegation after its
+        authorisation) is answered with the same keys.
+        """
+        if not self.query_one(ApprovalsPane).request_ids:
+            self.set_timer(LEAVE_EMPTY_QUEUE_S, self._left_empty_approvals)
+
+    def _left_empty_approvals(self) -> None:
         pane = self.query_one(ApprovalsPane)
-        if (
-            not pane.request_ids
-            and self.focused is not None
-            and pane
-            in (
-                self.focused,
-                *self.focused.ancestors,
-            )
-        ):
+        focused = self.focused
+        if not pane.request_ids and focused is not None and pane in (focused, *focused.ancestors):
             self.composer.focus()
 
     @on(OpenChat)
