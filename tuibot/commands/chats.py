@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
     except InvalidChatId as exc:
         emit(sys.stderr, f"tuibot: {exc}")
         return 2
-    except (ChatNotFound, StorageError, OSError) as exc:
+    except (ChatNotFound, StorageError) as exc:
         emit(sys.stderr, f"tuibot: {exc}")
         return 1
 

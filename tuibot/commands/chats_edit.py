@@ -106,6 +106,10 @@ def _export(store: ChatStore, chat_id: str, output: Path | None) -> int:
     if output is None:
         sys.stdout.write(text)
         return 0
-    output.write_text(text, encoding="utf-8")
+    try:
+        output.write_text(text, encoding="utf-8")
+    except OSError as error:
+        emit(sys.stderr, f"tuibot: could not write {output}: {error.strerror or error}")
+        return 1
     emit(sys.stderr, f"tuibot: wrote {output}")
     return 0
