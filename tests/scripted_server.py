@@ -83,7 +83,7 @@ class _HTTPServer(ThreadingHTTPServer):
     """Room for many clients connecting at once (delegation benchmarks), not the default 5."""
 
     def __init__(self, scripted: ScriptedServer) -> None:
-        super().__init__(("127.0.0.1", 0), _Handler)
+        super().__init__(("127.0.0.1", scripted.port), _Handler)
         self.scripted = scripted
 
 
@@ -250,9 +250,11 @@ class _Handler(BaseHTTPRequestHandler):
 class ScriptedServer:
     """An OpenAI-compatible server on 127.0.0.1 answering chat requests from a reply queue."""
 
-    def __init__(self, models: list[str] | None = None) -> None:
+    def __init__(self, models: list[str] | None = None, port: int = 0) -> None:
         self.models: list[str] = list(models) if models is not None else ["test-model"]
         """The ids ``GET /v1/models`` lists."""
+        self.port = port
+        """The port to bind; 0 picks a free one (a set port lets a test start it late)."""
         self.requests: list[RecordedRequest] = []
         """Every request received, in order (appended under a lock)."""
         self._replies: deque[Reply] = deque()

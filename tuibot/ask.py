@@ -61,6 +61,8 @@ class AskOptions:
 
     prompt: str
     chat: str | None = None
+    resume: bool = False
+    """Continue the most recent direct chat (``-c``)."""
     bot: str | None = None
     """Pin the new chat to this bot."""
     json: bool = False
@@ -354,8 +356,11 @@ def _prompt(question: str, letter: bool = True) -> str:
 
 async def run_ask(engine: Engine, options: AskOptions, out: TextIO, err: TextIO) -> int:
     """Run one input in a chat, wait for the work it gave, report it; returns the exit code."""
+    existing = bool(options.chat or options.resume)
     if options.chat:
         chat = engine.chats.resolve(options.chat)
+    elif options.resume:
+        chat = _latest_chat(engine)
     elif is_command(options.prompt):
         chat = ""  # commands keep no history: no empty chat file for `ask /help`
     else:
@@ -398,7 +403,7 @@ async def run_ask(engine: Engine, options: AskOptions, out: TextIO, err: TextIO)
     if chat:
         manager.limit_root(chat, RootLimits(options.max_steps, options.max_micros, at_limit))
     engine.load_tools(lazy_mcp=True)  # MCP servers start on their first call
-    if options.chat and not is_command(options.prompt):
+    if existing and not is_command(options.prompt):
         manager.recover(chat)
     future = await engine.send(chat, options.prompt)
     try:
@@ -419,7 +424,29 @@ async def run_ask(engine: Engine, options: AskOptions, out: TextIO, err: TextIO)
     if stopped or approver.unanswered:
         return EXIT_STOPPED
     final = last[-1] if last else future.result()
+    if chat and not existing and exit_code(final) != EXIT_OK:
+        await _drop_unanswered(engine, chat, err)
     return exit_code(final)
+
+
+def _latest_chat(engine: Engine) -> str:
+    """The most recently updated direct chat, for ``-c``; ChatNotFound when there is none."""
+    from tuibot.store.chats import ChatNotFound
+
+    meta = engine.chats.latest("direct")
+    if meta is None:
+        raise ChatNotFound("no chat to continue yet: ask without --continue to start one")
+    return meta.id
+
+
+async def _drop_unanswered(engine: Engine, chat: str, err: TextIO) -> None:
+    """A chat this ask started whose turn failed before any answer is not kept: it would
+    only fill the chat list with questions nobody answered."""
+    messages = engine.chats.load(chat, readonly=True).messages
+    if any(message.get("role") != "user" for message in messages):
+        return
+    await engine.delete_chat(chat)
+    err.write(f"tuibot: nothing was answered; chat {chat} not kept\n")
 
 
 _FLAG = {"time": "time", "steps": "steps", "budget": "usd"}

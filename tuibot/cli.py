@@ -7,6 +7,7 @@ so command modules import their heavy parts inside ``run``.
 from __future__ import annotations
 
 import argparse
+import difflib
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -78,15 +79,46 @@ def add_app_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--provider", metavar="NAME", help="use this configured provider")
     group.add_argument("--model", metavar="M", help="use this model")
     group.add_argument(
-        "--base-url", metavar="URL", help="talk to this OpenAI-compatible server (…/v1)"
+        "--base-url",
+        type=ask.base_url,
+        metavar="URL",
+        help="talk to this OpenAI-compatible server (…/v1)",
     )
     group.add_argument("--chat", metavar="ID", help="open this chat (id or unique prefix)")
+
+
+def parse(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> argparse.Namespace:
+    """``parse_args``, but an unknown flag is reported by the command it was given to,
+    with that command's usage and the closest flag it has (``--jsno``: ``--json``?)."""
+    args, extras = parser.parse_known_args(argv)
+    if not extras:
+        return args
+    words = list(sys.argv[1:] if argv is None else argv)
+    command = _command_parser(parser, words) or parser
+    message = f"unrecognized arguments: {' '.join(extras)}"
+    flags = [flag for action in command._actions for flag in action.option_strings]
+    for extra in extras:
+        close = difflib.get_close_matches(extra.split("=")[0], flags, n=1, cutoff=0.6)
+        if extra.startswith("-") and close:
+            message += f" (did you mean {close[0]}?)"
+            break
+    command.error(message)
+
+
+def _command_parser(
+    parser: argparse.ArgumentParser, words: list[str]
+) -> argparse.ArgumentParser | None:
+    """The subcommand's parser named first in ``words``, if any."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return next((action.choices[w] for w in words if w in action.choices), None)
+    return None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run tuibot; returns the exit code."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parse(parser, argv)
     if not hasattr(args, "config"):
         args.config = None
     handler = getattr(args, "handler", None)

@@ -28,6 +28,13 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("prompt", nargs="?", help="what to ask (or pipe it on stdin)")
     parser.add_argument("--chat", metavar="ID", help="continue this chat (id or unique prefix)")
     parser.add_argument(
+        "-c",
+        "--continue",
+        dest="resume",
+        action="store_true",
+        help="continue the most recent direct chat",
+    )
+    parser.add_argument(
         "--bot", metavar="NAME", help="start the chat pinned to this bot (no routing)"
     )
     add_provider_options(parser)
@@ -109,8 +116,30 @@ def add_provider_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--provider", metavar="NAME", help="use this configured provider")
     parser.add_argument("--model", metavar="M", help="use this model")
     parser.add_argument(
-        "--base-url", metavar="URL", help="talk to this OpenAI-compatible server (…/v1)"
+        "--base-url",
+        type=base_url,
+        metavar="URL",
+        help="talk to this OpenAI-compatible server (…/v1)",
     )
+
+
+def base_url(text: str) -> str:
+    """A ``--base-url`` value: an http(s) URL with a host, else a usage error saying why.
+
+    ``localhost:11434/v1`` would otherwise reach the SDK as a relative URL and come back
+    as "cannot reach the server", sending the person to check a server that is fine.
+    """
+    from urllib.parse import urlsplit
+
+    value = text.strip()
+    parts = urlsplit(value)
+    if parts.scheme in ("http", "https") and parts.netloc:
+        return value
+    if "://" not in value:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} has no scheme; did you mean http://{value.lstrip('/')}?"
+        )
+    raise argparse.ArgumentTypeError(f"{text!r} is not an http:// or https:// URL with a host")
 
 
 def provider_overrides(args: argparse.Namespace) -> dict[str, tuple[Any, str]]:
@@ -143,12 +172,16 @@ def run(args: argparse.Namespace) -> int:
         print(f"tuibot: {error}", file=sys.stderr)
         return EXIT_USAGE
     warn_ignored(settings, sys.stderr)
-    if args.bot and args.chat:
+    if args.bot and (args.chat or args.resume):
         print("tuibot: --bot starts a new chat; it cannot be used with --chat", file=sys.stderr)
+        return EXIT_USAGE
+    if args.resume and args.chat:
+        print("tuibot: --continue picks the last chat; drop it or --chat", file=sys.stderr)
         return EXIT_USAGE
     options = AskOptions(
         prompt=prompt,
         chat=args.chat,
+        resume=args.resume,
         bot=args.bot,
         json=args.json,
         yes=args.yes,

@@ -13,6 +13,7 @@ import sys
 from dataclasses import asdict
 from typing import Any
 
+from tuibot.commands.chats_edit import add_actions, run_action
 from tuibot.commands.output import emit, local_time
 from tuibot.paths import DataPaths
 from tuibot.store.chat_message import ChatMessage
@@ -26,11 +27,11 @@ LINE_WIDTH = 200
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Register ``tuibot chats [list|show ID]``."""
+    """Register ``tuibot chats [list|show|rename|delete|fork|export]``."""
     parser = subparsers.add_parser(
         "chats",
-        help="list saved chats or show one",
-        description="List saved chats (the default) or show one conversation.",
+        help="list, show, rename, delete, fork or export saved chats",
+        description="List saved chats (the default), show, rename, delete, fork or export one.",
     )
     actions = parser.add_subparsers(dest="chats_action", metavar="ACTION")
     listing = actions.add_parser("list", help="saved chats, most recently updated first")
@@ -38,16 +39,20 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     show = actions.add_parser("show", help="print one conversation")
     show.add_argument("chat", metavar="ID", help="a chat id or a unique prefix of one")
     show.add_argument("--json", action="store_true", help="print the stored records as JSONL")
+    add_actions(actions)
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run ``chats list`` or ``chats show``; 0 ok, 1 not found or unreadable, 2 bad id."""
+    """Run a ``chats`` action; 0 ok, 1 not found, unreadable or unsaved, 2 bad input."""
     store = ChatStore(DataPaths.default().chats)
     as_json = bool(getattr(args, "json", False))
+    action = getattr(args, "chats_action", None)
     try:
-        if getattr(args, "chats_action", None) == "show":
+        if action == "show":
             return _show(store, args.chat, as_json)
+        if action in ("rename", "delete", "fork", "export"):
+            return run_action(action, store, args)
         return _list(store, as_json)
     except InvalidChatId as exc:
         emit(sys.stderr, f"tuibot: {exc}")

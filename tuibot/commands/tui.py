@@ -7,7 +7,13 @@ Only argument parsing lives here; Textual is imported when the app starts, so
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO
+
+if TYPE_CHECKING:
+    from textual.app import App
 
 
 def run(args: argparse.Namespace) -> int:
@@ -34,4 +40,18 @@ def run(args: argparse.Namespace) -> int:
     paths = DataPaths.default()
     configure_logging(paths, settings.logging.level)
     app = TuibotApp(settings, paths, base_url=args.base_url, start_chat=args.chat)
-    return app.run() or 0
+    app.run()
+    return exit_status(app, paths.log_file, sys.stderr)
+
+
+def exit_status(app: App[Any], log_file: Path, err: TextIO) -> int:
+    """The app's exit code: 0 for a quit, non-zero (and where the log is) for a crash.
+
+    Textual restores the terminal and prints the traceback before ``run`` returns; this
+    adds the log's place, so a crash is never a silent exit 0.
+    """
+    code = app.return_code or 0
+    if code:
+        logging.getLogger("tuibot").error("the app stopped on an error (exit code %s)", code)
+        print(f"tuibot: the app stopped on an error; the log is {log_file}", file=err)
+    return code

@@ -61,6 +61,7 @@ __all__ = [
     "auto_title",
     "clean_title",
     "interrupted_result",
+    "meta_from_header",
     "new_chat_id",
     "repair_records",
     "validate_chat_id",
@@ -184,7 +185,7 @@ def _record_checker() -> Check:
     return check
 
 
-def _meta(chat_id: str, header: dict[str, Any], updated: float) -> ChatMeta:
+def meta_from_header(chat_id: str, header: dict[str, Any], updated: float) -> ChatMeta:
     """Meta from a header, tolerating missing or mistyped fields (the id is the file's)."""
     defaults = {"kind": "direct", "bot": "Assistant", "title": ""}
     text: dict[str, str] = {}
@@ -328,9 +329,13 @@ class ChatStore:
                 updated = path.stat().st_mtime
             except OSError:
                 continue  # deleted while listing
-            metas.append(_meta(chat_id, _read_header(path) or {}, updated))
+            metas.append(meta_from_header(chat_id, _read_header(path) or {}, updated))
         metas.sort(key=lambda m: (m.updated, m.id), reverse=True)
         return metas
+
+    def latest(self, kind: str = "direct") -> ChatMeta | None:
+        """The most recently updated chat of ``kind`` (what ``ask -c`` and the app reopen)."""
+        return next((meta for meta in self.list() if meta.kind == kind), None)
 
     def load(self, chat_id: str, *, readonly: bool = False) -> Chat:
         """The chat's history, repaired, with the problems found on the way.
@@ -346,7 +351,7 @@ class ChatStore:
             problems = list(result.problems)
             if header is None:
                 problems.append(LineProblem(0, "", "no chat header; rebuilt from the file name"))
-                header = _header(_meta(chat_id, {}, path.stat().st_mtime))
+                header = _header(meta_from_header(chat_id, {}, path.stat().st_mtime))
             marks = [r for r in result.records if r.get("type") == "consolidated"]
             compactions = [r for r in result.records if r.get("type") == "compaction"]
             records = [r for r in result.records if r.get("type") == "message"]
@@ -359,7 +364,7 @@ class ChatStore:
         messages = [r["message"] for r in repaired]
         consolidated = min(max((m["upto"] for m in marks), default=0), len(messages))
         compactions = [c for c in compactions if c["upto"] <= len(messages)]  # else stale
-        meta = _meta(chat_id, header, updated)
+        meta = meta_from_header(chat_id, header, updated)
         return Chat(meta, messages, problems, added, consolidated, compactions)
 
     def mark_consolidated(self, chat_id: str, upto: int) -> None:
@@ -417,7 +422,7 @@ class ChatStore:
         with _failing("save", chat_id):
             result = read_lines(path, set_aside=True, check=_record_checker())
             header = next((r for r in result.records if _is_header(r)), None)
-            header = header or _header(_meta(chat_id, {}, now))
+            header = header or _header(meta_from_header(chat_id, {}, now))
             if not header.get("title"):
                 header = {**header, "title": auto_title(batch)}
             records = [{"type": "message", "ts": now, "message": m} for m in batch]

@@ -24,7 +24,7 @@ TITLE_LENGTH = 60
 """Longest automatic title (the first line of the first user message)."""
 
 
-def _text_of(content: object) -> str:
+def content_text(content: object) -> str:
     """The text of a message's content: a string, or the text parts of a list."""
     if isinstance(content, str):
         return content
@@ -47,7 +47,7 @@ def auto_title(messages: Sequence[ChatMessage]) -> str:
     """The title a chat gets from its first user message with text ("" if none yet)."""
     for message in messages:
         if message.get("role") == "user":
-            title = clean_title(_text_of(message.get("content")), TITLE_LENGTH)
+            title = clean_title(content_text(message.get("content")), TITLE_LENGTH)
             if title:
                 return title
     return ""

@@ -7,7 +7,6 @@ changes with messages.
 
 from __future__ import annotations
 
-import asyncio
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import on, work
@@ -20,14 +19,17 @@ from textual.widgets import Footer, TabbedContent, TabPane
 
 from tuibot.events import ApprovalDecided, ApprovalRequested
 from tuibot.tui.bridge import EngineBridge
+from tuibot.tui.chat_share import ShareCommands
 from tuibot.tui.chats import ChatCommands
 from tuibot.tui.decisions import DecisionCommands
+from tuibot.tui.health import HealthCommands
 from tuibot.tui.looks import LookCommands
 from tuibot.tui.messages import EngineEvent, EngineReady, OpenChat, StreamBatch
+from tuibot.tui.pane_guard import PaneGuard
 from tuibot.tui.runner import worker_runner
 from tuibot.tui.scheduled import start_scheduled_work
 from tuibot.tui.sessions import SessionState
-from tuibot.tui.startup import build_engine, check_health, warm_sdk
+from tuibot.tui.startup import build_engine, warm_sdk
 from tuibot.tui.widgets.approvals import ApprovalsPane
 from tuibot.tui.widgets.chat_list import ChatList
 from tuibot.tui.widgets.composer import Composer
@@ -58,6 +60,8 @@ ZOOMABLE = ("#main", "#chats", "#tasks", "#delegations", "#tools", "#approvals")
 """What F8 zooms: the focused widget's nearest pane (the chat is conversation + composer)."""
 TABS = {"tasks": "tab-tasks", "delegations": "tab-delegations", "tools": "tab-tools"}
 TABS["approvals"] = "tab-approvals"
+LEAVE_EMPTY_QUEUE_S = 1.0
+"""How long an emptied approvals queue keeps focus before the composer gets it back."""
 
 
 class ChatPane(Vertical):
@@ -66,7 +70,15 @@ class ChatPane(Vertical):
     ALLOW_MAXIMIZE = True
 
 
-class TuibotApp(ChatCommands, WorkCommands, DecisionCommands, LookCommands, App[int]):
+class TuibotApp(
+    ChatCommands,
+    ShareCommands,
+    HealthCommands,
+    WorkCommands,
+    DecisionCommands,
+    LookCommands,
+    App[int],
+):
     """tuibot's Textual app over one engine."""
 
     CSS_PATH = "app.tcss"
@@ -134,6 +146,8 @@ class TuibotApp(ChatCommands, WorkCommands, DecisionCommands, LookCommands, App[
         """Usage, live partial answers and early input, kept across chat switches."""
         self.show_reasoning = False
         self.show_tool_output = False
+        self.pane_guard = PaneGuard(self._pane_notice, str(paths.log_file))
+        """Turns a pane's failure on an event into a log entry and one notice."""
 
     # -- layout ----------------------------------------------------------------------
 
@@ -178,6 +192,9 @@ class TuibotApp(ChatCommands, WorkCommands, DecisionCommands, LookCommands, App[
         ]
 
     # -- start and stop --------------------------------------------------------------
+
+    def _pane_notice(self, text: str) -> None:
+        self.notify(text, severity="error", markup=False, timeout=10)
 
     def on_load(self) -> None:
         self.setup_theme()
@@ -235,25 +252,11 @@ class TuibotApp(ChatCommands, WorkCommands, DecisionCommands, LookCommands, App[
                 self.current_chat = None
         if self.current_chat is None:
             chats = [meta for meta in engine.chats.list() if meta.kind == "direct"]
-            self.current_chat = chats[-1].id if chats else None
+            self.current_chat = chats[0].id if chats else None  # newest first
         if self.current_chat is not None:
             self.open_chat(self.current_chat)
         for chat, text in self.session.take_early_input():
             self.submit(chat, text)
-
-    @work(group="health", description="check the model server", exit_on_error=False)
-    async def watch_health(self) -> None:
-        """Probe the model server now and every ``tui.health_interval`` seconds."""
-        shown_problem = False
-        while self.engine is not None:
-            health = await check_health(self.engine)
-            self.status.health = "ok" if health.ok and not health.problem else "down"
-            self.status.health_detail = health.problem or health.where
-            if (not health.ok or health.problem) and not shown_problem:
-                shown_problem = True
-                text = f"Model server problem: {health.problem}\n\n{health.advice}"
-                self.conversation.show_problem(text)
-            await asyncio.sleep(self.settings.tui.health_interval)
 
     def action_quit(self) -> None:  # type: ignore[override]
         """Quit, asking first when turns or delegations are still running."""
@@ -307,15 +310,17 @@ class TuibotApp(ChatCommands, WorkCommands, DecisionCommands, LookCommands, App[
         except NoMatches:  # shutting down: a turn ended while the screen was torn down
             return
         for pane in panes:
-            pane.apply(event)
+            self.pane_guard.run(pane.id or "", pane.apply, event)
         if event.chat and event.chat == self.current_chat:
-            self.conversation.apply(event)
+            self.pane_guard.run("conversation", self.conversation.apply, event)
             self.refresh_chat_status()
         self.status.session_usage = self.session.total
         self.status.pending = len(self.engine.approvals.pending()) if self.engine else 0
         if isinstance(event, ApprovalRequested | ApprovalDecided):
             self.on_approval_event(event)
+            self._leave_empty_approvals()
         self.after_event(event)
+        self.health_after(event)
 
     def on_stream_batch(self, message: StreamBatch) -> None:
         self.session.stream(message)
@@ -325,7 +330,22 @@ class TuibotApp(ChatCommands, WorkCommands, DecisionCommands, LookCommands, App[
             conversation = self.conversation
         except NoMatches:  # shutting down: the screen is being torn down
             return
-        conversation.apply_stream(message)
+        self.pane_guard.run("conversation", conversation.apply_stream, message)
+
+    def _leave_empty_approvals(self) -> None:
+        """The last request was answered from the queue: back to the composer, not a blank.
+
+        After a moment, so a request that follows at once (a paused delegation after its
+        authorisation) is answered with the same keys.
+        """
+        if not self.query_one(ApprovalsPane).request_ids:
+            self.set_timer(LEAVE_EMPTY_QUEUE_S, self._left_empty_approvals)
+
+    def _left_empty_approvals(self) -> None:
+        pane = self.query_one(ApprovalsPane)
+        focused = self.focused
+        if not pane.request_ids and focused is not None and pane in (focused, *focused.ancestors):
+            self.composer.focus()
 
     @on(OpenChat)
     def on_open(self, message: OpenChat) -> None:

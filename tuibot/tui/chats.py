@@ -49,6 +49,7 @@ class ChatCommands(_AppBase):
         def composer(self) -> Composer: ...
         @property
         def status(self) -> StatusBar: ...
+        def health_before_send(self) -> None: ...
 
     _last_escape: float = 0.0
 
@@ -109,6 +110,8 @@ class ChatCommands(_AppBase):
             return
         from tuibot.slash import is_command
 
+        if not is_command(text):
+            self.health_before_send()
         if chat is None and not is_command(text):
             chat = engine.new_chat().id
             self.query_one(ChatList).load(engine)

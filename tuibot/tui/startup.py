@@ -80,6 +80,11 @@ async def check_health(engine: Engine) -> Health:
         problem = str(error) or type(error).__name__
         return Health(False, where, problem, _advice(engine, provider))
     model = route.model
+    if len(models) == 1 and model not in models and ":" not in models[0]:
+        # llama.cpp (and llama-cpp-python) list the one model they loaded, under its file
+        # name or alias, and answer requests for any name with it: chatting works. Ollama
+        # names carry a tag (``llama3:latest``) and refuse other names, so they still warn.
+        return Health(True, f"{where} (serves {models[0]})")
     if models and model not in models and not any(m.split(":")[0] == model for m in models):
         shown = ", ".join(models[:5])
         problem = f"the server does not list the model {model!r} (it has: {shown})"

@@ -3,10 +3,14 @@
 Why read the bindings live instead of a written list: a list goes stale, and after
 ``[tui.keys]`` rebinds a key the help must show the new one. The rows come from the
 widgets' own ``BINDINGS`` through the keymap in effect (see :mod:`tuibot.tui.keymap`).
+Where tuibot binds a key that Textual also gives a generic meaning in the same pane
+(ctrl+c, the arrows of the conversation), only tuibot's row lists it: the generic one
+would show the key twice with two meanings.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, ClassVar
 
 from textual.app import App, ComposeResult
@@ -16,7 +20,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from tuibot.tui.keymap import BindingGroup, binding_groups
+from tuibot.tui.keymap import BindingGroup, BindingRow, binding_groups
 
 
 class HelpScreen(ModalScreen[None]):
@@ -42,7 +46,7 @@ class HelpScreen(ModalScreen[None]):
     def __init__(self, source: App[Any]) -> None:
         super().__init__()
         self.source = source
-        self.groups: list[BindingGroup] = binding_groups(source)
+        self.groups: list[BindingGroup] = [without_shadowed(g) for g in binding_groups(source)]
         """What the screen lists, read when it opened."""
 
     def compose(self) -> ComposeResult:
@@ -60,6 +64,20 @@ class HelpScreen(ModalScreen[None]):
 
     def on_mount(self) -> None:
         self.query_one("#help-body").focus()
+
+
+def without_shadowed(group: BindingGroup) -> BindingGroup:
+    """The group without generic keys that a tuibot binding (one with an id) also takes."""
+    owned = {key for row in group.rows if row.binding_id for key in row.keys.split(" / ")}
+    rows: list[BindingRow] = []
+    for row in group.rows:
+        if row.binding_id is None:
+            keys = [key for key in row.keys.split(" / ") if key not in owned]
+            if not keys:
+                continue
+            row = replace(row, keys=" / ".join(keys))
+        rows.append(row)
+    return replace(group, rows=rows)
 
 
 def group_table(group: BindingGroup) -> Content:

@@ -13,6 +13,9 @@ pinning are messages the app acts on.
 | r | ``chats_rename`` | rename the highlighted chat |
 | d | ``chats_delete`` | delete it (asks first; its delegations are cancelled) |
 | b | ``chats_pin`` | pin it to a bot (or unpin) |
+| / | ``chats_search`` | search every chat's title and text |
+| f | ``chats_fork`` | fork the highlighted chat (asks after which message) |
+| e | ``chats_export`` | export it as Markdown (asks for the file) |
 | down / j, up / k | ``chats_down``, ``chats_up`` | move |
 """
 
@@ -55,6 +58,9 @@ class ChatList(OptionList):
         Binding("r", "rename", "Rename", id="chats_rename"),
         Binding("d", "delete", "Delete", id="chats_delete"),
         Binding("b", "pin", "Pin bot", id="chats_pin"),
+        Binding("slash", "search", "Search", id="chats_search"),
+        Binding("f", "fork", "Fork", id="chats_fork"),
+        Binding("e", "export", "Export", id="chats_export"),
         Binding("down,j", "cursor_down", "Down", id="chats_down", show=False),
         Binding("up,k", "cursor_up", "Up", id="chats_up", show=False),
     ]
@@ -82,6 +88,24 @@ class ChatList(OptionList):
         def __init__(self, chat: str) -> None:
             super().__init__()
             self.chat = chat
+
+    class SearchRequested(Message):
+        """The person wants to search every chat (the app opens the search)."""
+
+    class ForkRequested(Message):
+        """The person wants to fork ``chat`` (the app asks where)."""
+
+        def __init__(self, chat: str) -> None:
+            super().__init__()
+            self.chat = chat
+
+    class ExportRequested(Message):
+        """The person wants ``chat`` as Markdown (the app asks for the file)."""
+
+        def __init__(self, chat: str, title: str) -> None:
+            super().__init__()
+            self.chat = chat
+            self.title = title
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -198,6 +222,20 @@ class ChatList(OptionList):
         """Ask the app to pin the highlighted chat to a bot."""
         if (chat := self.chat) is not None:
             self.post_message(self.PinRequested(chat))
+
+    def action_search(self) -> None:
+        """Ask the app to search every chat."""
+        self.post_message(self.SearchRequested())
+
+    def action_fork(self) -> None:
+        """Ask the app to fork the highlighted chat."""
+        if (chat := self.chat) is not None:
+            self.post_message(self.ForkRequested(chat))
+
+    def action_export(self) -> None:
+        """Ask the app to export the highlighted chat."""
+        if (chat := self.chat) is not None:
+            self.post_message(self.ExportRequested(chat, self._title_of(chat) or "chat"))
 
 
 def _same(one: Content, other: Content | None) -> bool:

@@ -53,6 +53,10 @@ class DelegationNode:
     """The delegation (every kind but ``chat``)."""
 
 
+EMPTY_HINT = "No delegated work yet. When a bot gives a task to a bot, it shows here."
+"""The tree's one line while no work is shown."""
+
+
 class DelegationTree(Tree[DelegationNode]):
     """Delegated work as a tree, with keys to open, cancel or answer it.
 
@@ -135,6 +139,8 @@ class DelegationTree(Tree[DelegationNode]):
         """Task chat → the delegation (latest round) working in it."""
         self._since: dict[str, float] = {}
         """Running delegation → when its recorded time last moved (its clock's start)."""
+        self._hint: TreeNode[DelegationNode] | None = None
+        """The "no delegated work yet" line, while there is no work to show."""
 
     def on_mount(self) -> None:
         self._ticker = self.set_interval(TICK_S, self._tick, pause=True)
@@ -146,6 +152,7 @@ class DelegationTree(Tree[DelegationNode]):
         self._engine = engine
         self._titles = {meta.id: meta.title for meta in engine.chats.list()}
         self.clear()
+        self._hint = None
         self._records.clear()
         self._work_nodes.clear()
         self._roots.clear()
@@ -154,6 +161,16 @@ class DelegationTree(Tree[DelegationNode]):
         for record in records:
             if record.is_open or record.updated >= cutoff:
                 self.upsert(record)
+        self._show_hint()
+
+    def _show_hint(self) -> None:
+        """With no work to show, one line (a leaf without data) says what will be here."""
+        if self._records:
+            if self._hint is not None:
+                self._hint.remove()
+                self._hint = None
+        elif self._hint is None:
+            self._hint = self.root.add_leaf("")
 
     def apply(self, event: Event) -> None:
         """Follow ``DelegationChanged``; every other event is ignored."""
@@ -211,6 +228,7 @@ class DelegationTree(Tree[DelegationNode]):
         if root is not None:
             root.refresh()
         self._ticker_on(any(r.status == "running" for r in self._records.values()))
+        self._show_hint()
 
     def _follow_clock(self, old: Delegation | None, record: Delegation) -> None:
         """Its time clock restarts whenever the recorded time moves or it starts running."""
@@ -305,8 +323,9 @@ class DelegationTree(Tree[DelegationNode]):
     def render_label(self, node: TreeNode[DelegationNode], base_style: Style, style: Style) -> Text:
         """Draw the line from the node's record, fitted to the width left after the guides."""
         data = node.data
-        if data is None:
-            return Text("")
+        if data is None:  # the hidden root, or the hint line of an empty tree
+            hint = node is self._hint
+            return Text(EMPTY_HINT, style=self._style("muted")) if hint else Text("")
         depth = len(list(_ancestry(node))) - 1
         pane = self.scrollable_content_region.width or UNSHOWN_WIDTH
         width = pane - (depth - 1) * self.guide_depth - 1

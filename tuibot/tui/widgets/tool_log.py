@@ -222,8 +222,13 @@ class ToolLog(Vertical):
 
     def _started(self, event: ToolStarted) -> None:
         bot = self._bots.get(event.turn) or self._chat_bots.get(event.chat, "")
+        key = base = f"{event.turn}:{event.call_id}"
+        repeat = 1
+        while key in self._entries:  # a server may repeat a call id within a turn
+            repeat += 1
+            key = f"{base}#{repeat}"
         entry = ToolEntry(
-            key=f"{event.turn}:{event.call_id}",
+            key=key,
             at=clock.now(),
             tool=event.name,
             arguments=event.arguments,
@@ -234,11 +239,22 @@ class ToolLog(Vertical):
         )
         self._add(entry)
 
+    def _running_key(self, event: ToolFinished) -> str | None:
+        """The oldest still-running row of this call id (ids may repeat, see ``_started``)."""
+        key = base = f"{event.turn}:{event.call_id}"
+        repeat = 1
+        while key in self._entries:
+            if self._entries[key].status == "running":
+                return key
+            repeat += 1
+            key = f"{base}#{repeat}"
+        return None
+
     def _finished(self, event: ToolFinished) -> None:
-        key = f"{event.turn}:{event.call_id}"
-        entry = self._entries.get(key)
-        if entry is None:
+        key = self._running_key(event)
+        if key is None:
             return
+        entry = self._entries[key]
         output = event.output
         if len(output) > MAX_OUTPUT:
             output = output[:MAX_OUTPUT] + f"\n… ({len(output) - MAX_OUTPUT} more characters)"

@@ -1,0 +1,92 @@
+"""What the app shows on start: the newest chat, and a server banner that does not go stale.
+
+The "cannot reach the model server" banner once stayed up for good after the server
+came back; these start the app with the server down, bring it up, and check the banner
+goes (at the next probe, or at once when the person sends).
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import time
+from pathlib import Path
+
+import pytest
+from scripted_server import ScriptedServer, text
+from tui_helpers import SIZE, make_app, ready, until
+
+from tuibot.paths import DataPaths
+from tuibot.store.chats import ChatStore
+from tuibot.tui.widgets.blocks import ProblemBanner
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def banners(app: object) -> int:
+    return len(app.query(ProblemBanner))  # type: ignore[attr-defined]
+
+
+async def test_the_banner_goes_when_a_later_probe_finds_the_server_up() -> None:
+    port = free_port()
+    app = make_app(f"http://127.0.0.1:{port}/v1", tui__health_interval=0.2)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await until(pilot, lambda: banners(app) == 1, timeout=15)
+        with ScriptedServer(port=port):
+            await until(pilot, lambda: app.status.health == "ok", timeout=15)
+            await until(pilot, lambda: banners(app) == 0)
+
+
+async def test_sending_while_down_checks_again_and_an_answer_clears_the_banner() -> None:
+    port = free_port()
+    app = make_app(f"http://127.0.0.1:{port}/v1")  # the next periodic probe is an hour away
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await until(pilot, lambda: banners(app) == 1, timeout=15)
+        with ScriptedServer(port=port) as server:
+            server.enqueue(text("Up again."))
+            app.submit(None, "Hello?")
+            await until(pilot, lambda: banners(app) == 0, timeout=15)
+            assert app.status.health == "ok"
+
+
+async def test_the_app_opens_the_most_recently_updated_chat(server: ScriptedServer) -> None:
+    store = ChatStore(DataPaths.default().chats)
+    old = store.create(title="Old chat")
+    new = store.create(title="New chat")
+    then = time.time() - 3600
+    os.utime(store.path(old.id), (then, then))
+    store.append(new.id, [{"role": "user", "content": "recent"}])
+    assert Path(store.path(new.id)).stat().st_mtime > then
+    app = make_app(server)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await until(pilot, lambda: app.current_chat is not None)
+        assert app.current_chat == new.id
+
+
+async def test_a_server_serving_one_other_model_is_not_a_problem() -> None:
+    """llama.cpp lists the one model it loaded and answers whatever name is asked for."""
+    with ScriptedServer(models=["models/smol.gguf"]) as server:
+        server.enqueue(text("Hi."))
+        app = make_app(server)
+        async with app.run_test(size=SIZE) as pilot:
+            await ready(pilot)
+            await until(pilot, lambda: app.status.health != "unknown")
+            assert app.status.health == "ok" and banners(app) == 0
+
+
+@pytest.mark.parametrize("models", [["llama3", "qwen"], ["llama3:latest"]])
+async def test_a_server_listing_others_still_says_which_it_has(models: list[str]) -> None:
+    """Several models, or Ollama's one ``name:tag`` (Ollama refuses other names)."""
+    with ScriptedServer(models=models) as server:
+        app = make_app(server)
+        async with app.run_test(size=SIZE) as pilot:
+            await ready(pilot)
+            await until(pilot, lambda: banners(app) == 1)
+            assert ", ".join(models) in app.status.health_detail
