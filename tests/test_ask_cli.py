@@ -185,6 +185,8 @@ def test_json_reports_every_step_of_a_turn(server: ScriptedServer) -> None:
     answer = "".join(r["delta"] for r in of_type(records, "text"))
     assert answer == "There is a.txt."
     done = records[-1]
+    context = done.pop("context")  # the last request's size against the window (issue 15)
+    assert context["window"] == 8192 and 0 < context["used"] <= context["window"]
     assert done == {
         "type": "done",
         "chat": ran.chat,
