@@ -40,13 +40,20 @@ def slow_helper(server: ScriptedServer, extra: list | None = None) -> Script:  #
     )
 
 
-async def running_tree(engine, chat: str, size: int = 2) -> None:  # type: ignore[no-untyped-def]
+async def running_tree(engine, chat: str, server: ScriptedServer, size: int = 2) -> None:  # type: ignore[no-untyped-def]
+    """Until every layer runs and every model request of the set-up has arrived.
+
+    Each layer but the deepest makes two (delegate, then its answer to "queued"); the
+    deepest one hangs. Waiting for them all means a reply the test enqueues next cannot
+    be taken by a set-up request that was still on its way.
+    """
     await ask(engine, chat, "Start long")
     await until(
         lambda: (
             len(engine.delegations.tree(chat)) == size
             and all(d.status == "running" for d in engine.delegations.tree(chat))
             and engine.busy(engine.delegations.tree(chat)[-1].chat)
+            and len([r for r in server.requests if r.path.endswith("/completions")]) >= 2 * size + 1
         )
     )
 
@@ -57,7 +64,7 @@ async def test_the_bot_cancels_its_work_layer_by_layer_without_a_notice(
     engine = make_engine(server)
     slow_helper(server)
     chat = engine.new_chat(bot="Assistant").id
-    await running_tree(engine, chat)
+    await running_tree(engine, chat, server)
     outer, inner = engine.delegations.tree(chat)
 
     cancel = tool_calls([("cancel_delegation", json.dumps({"delegation": outer.id}), "cx")])
@@ -80,7 +87,7 @@ async def test_a_person_cancelling_tells_the_giver(server: ScriptedServer, herme
     engine = make_engine(server)
     slow_helper(server, [("was stopped", text("OK, stopped."))])
     chat = engine.new_chat(bot="Assistant").id
-    await running_tree(engine, chat)
+    await running_tree(engine, chat, server)
     outer, _ = engine.delegations.tree(chat)
 
     await engine.delegations.cancel(outer.id, by="human")
@@ -100,7 +107,7 @@ async def test_interrupting_with_delegations_stops_them_a_plain_interrupt_does_n
     engine = make_engine(server)
     slow_helper(server)
     chat = engine.new_chat(bot="Assistant").id
-    await running_tree(engine, chat)
+    await running_tree(engine, chat, server)
 
     assert engine.cancel(chat) is False  # no turn running in the giver: nothing to stop
     assert all(d.status == "running" for d in engine.delegations.tree(chat))
@@ -116,7 +123,7 @@ async def test_deleting_the_giver_chat_cancels_its_work_first(
     engine = make_engine(server)
     slow_helper(server)
     chat = engine.new_chat(bot="Assistant").id
-    await running_tree(engine, chat)
+    await running_tree(engine, chat, server)
     outer, inner = engine.delegations.tree(chat)
 
     calls = len(server.requests)
@@ -270,7 +277,7 @@ async def test_restart_brings_running_work_back_paused_with_its_usage(
     engine = make_engine(server)
     slow_helper(server)
     chat = engine.new_chat(bot="Assistant").id
-    await running_tree(engine, chat)
+    await running_tree(engine, chat, server)
     before = {d.id: d for d in engine.delegations.tree(chat)}
     await engine.close()  # tuibot stops with work running
 

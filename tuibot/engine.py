@@ -163,7 +163,9 @@ class Engine:
         self._prompt_tools: set[str] = set()
         """Providers that refused native tools; their turns get the tools in the prompt."""
         self.windows = WindowBook(
-            self.paths.root / "windows.json", settings.agent.default_context_window
+            self.paths.root / "windows.json",
+            settings.agent.default_context_window,
+            key=lambda provider: self._key_lookup(provider),
         )
         """Each model's context window, cached on disk (see docs/context.md)."""
         self.tokens = TokenCounter()

@@ -31,13 +31,17 @@ def server_root(base_url: str) -> str:
     return root[: -len("/v1")] if root.endswith("/v1") else root
 
 
-async def probe_server(base_url: str, model: str) -> int | None:
-    """The window the server at ``base_url`` reports for ``model`` (None: it says none)."""
+async def probe_server(base_url: str, model: str, api_key: str | None = None) -> int | None:
+    """The window the server at ``base_url`` reports for ``model`` (None: it says none).
+
+    ``api_key`` is sent as the SDK sends it, so a server behind a key answers too.
+    """
     import httpx  # the openai SDK's own transport: already imported, no extra cost
 
     root = server_root(base_url)
     timeout = httpx.Timeout(PROBE_TIMEOUT)
-    async with httpx.AsyncClient(timeout=timeout, trust_env=False) as client:
+    headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+    async with httpx.AsyncClient(timeout=timeout, trust_env=False, headers=headers) as client:
         show, ps, props, models, lmstudio = await asyncio.gather(
             _json(client, "POST", f"{root}/api/show", {"model": model}),
             _json(client, "GET", f"{root}/api/ps"),

@@ -16,6 +16,7 @@ import os
 import re
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -105,8 +106,15 @@ def window_key(provider: ProviderSettings, model: str) -> str:
 class WindowBook:
     """Windows known to this process, backed by a small JSON file shared across runs."""
 
-    def __init__(self, cache: Path | None, default: int) -> None:
+    def __init__(
+        self,
+        cache: Path | None,
+        default: int,
+        key: Callable[[ProviderSettings], str | None] | None = None,
+    ) -> None:
         self.default = default
+        self._key = key
+        """The provider's API key for the probe (the engine's keyring lookup)."""
         self._cache = cache
         self._learnt: dict[str, dict[str, Any]] | None = None
         self._probed: set[str] = set()
@@ -137,7 +145,8 @@ class WindowBook:
     async def _ask(self, provider: ProviderSettings, model: str) -> tuple[int | None, str]:
         """The server's report, or for a cloud model litellm's map."""
         if provider.kind == "openai" and provider.base_url:
-            return await probe_server(provider.base_url, model), "server"
+            key = self._key(provider) if self._key is not None else None
+            return await probe_server(provider.base_url, model, key), "server"
         bare = model if provider.kind == "litellm" else f"openai/{model}"
         return litellm_window(bare) or litellm_window(model), "litellm"
 
