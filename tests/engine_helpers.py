@@ -10,6 +10,7 @@ from scripted_server import ScriptedServer
 from tuibot.engine import Engine
 from tuibot.events import Event, TurnFinished
 from tuibot.settings import load_settings
+from tuibot.toolkit import ToolRegistry, load_tool_folder
 
 
 def make_engine(server: ScriptedServer | str, **overrides: Any) -> Engine:
@@ -61,3 +62,15 @@ def write_tool(home: Path, name: str, source: str) -> Path:
     path = folder / f"{name}.py"
     path.write_text(source, encoding="utf-8")
     return path
+
+
+def bundled_registry() -> ToolRegistry:
+    """A registry of the bundled tools, loaded as the engine loads them (none may fail)."""
+    from tuibot.paths import bundled_dir
+
+    specs, errors = load_tool_folder(bundled_dir("tools"), "bundled")
+    assert errors == []
+    registry = ToolRegistry()
+    for spec in specs:
+        registry.register(spec)
+    return registry

@@ -16,9 +16,9 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from engine_helpers import bundled_registry
 
-from tuibot.paths import bundled_dir
-from tuibot.toolkit import ToolRegistry, load_tool_folder, use_workspace
+from tuibot.toolkit import ToolRegistry, use_workspace
 
 RENAME_EXCHANGE = 2
 AT_FDCWD = -100
@@ -59,12 +59,7 @@ def racing(a: Path, b: Path) -> Iterator[list[int]]:
 
 @pytest.fixture(scope="module")
 def tools() -> ToolRegistry:
-    specs, errors = load_tool_folder(bundled_dir("tools"), "bundled")
-    assert errors == []
-    registry = ToolRegistry()
-    for spec in specs:
-        registry.register(spec)
-    return registry
+    return bundled_registry()
 
 
 @pytest.fixture

@@ -14,20 +14,16 @@ from pathlib import Path
 
 import pytest
 from ask_helpers import config_home, json_lines, of_type, run_ask
+from engine_helpers import bundled_registry
 from scripted_server import ScriptedServer, text, tool_calls
 
 from tuibot.paths import bundled_dir
-from tuibot.toolkit import ERROR_HINT, ToolRegistry, load_tool_folder, use_workspace
+from tuibot.toolkit import ERROR_HINT, ToolRegistry, use_workspace
 
 
 @pytest.fixture(scope="module")
 def tools() -> ToolRegistry:
-    specs, errors = load_tool_folder(bundled_dir("tools"), "bundled")
-    assert errors == []
-    registry = ToolRegistry()
-    for spec in specs:
-        registry.register(spec)
-    return registry
+    return bundled_registry()
 
 
 @pytest.fixture

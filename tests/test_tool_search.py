@@ -15,20 +15,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from engine_helpers import bundled_registry
 
-from tuibot.paths import bundled_dir
-from tuibot.toolkit import ERROR_HINT, ToolRegistry, load_tool_folder, use_workspace
+from tuibot.toolkit import ERROR_HINT, ToolRegistry, use_workspace
 from tuibot.toolkit.walk import glob_matcher
 
 
 @pytest.fixture(scope="module")
 def tools() -> ToolRegistry:
-    specs, errors = load_tool_folder(bundled_dir("tools"), "bundled")
-    assert errors == []
-    registry = ToolRegistry()
-    for spec in specs:
-        registry.register(spec)
-    return registry
+    return bundled_registry()
 
 
 @pytest.fixture
