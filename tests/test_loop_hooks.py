@@ -16,7 +16,7 @@ from tuibot.events import Usage
 async def _turn(server: ScriptedServer) -> tuple[Any, Turn]:
     engine = make_engine(server)
     chat = engine.new_chat().id
-    return engine, await engine._prepare(chat, "t_hooks", "list the folder")
+    return engine, await engine.turns.prepare(chat, "t_hooks", "list the folder")
 
 
 async def test_before_step_runs_before_every_call_and_its_messages_are_sent(

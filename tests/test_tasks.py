@@ -553,7 +553,7 @@ def test_malformed_records_are_task_errors(
 async def _turn(server: ScriptedServer) -> tuple[Any, Any]:
     engine = make_engine(server)
     chat = engine.new_chat().id
-    return engine, await engine._prepare(chat, "t_rounds", "list the folder")
+    return engine, await engine.turns.prepare(chat, "t_rounds", "list the folder")
 
 
 async def test_run_turn_reports_its_model_calls(server: ScriptedServer) -> None:

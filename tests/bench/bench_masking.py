@@ -8,7 +8,7 @@ does nothing, so the numbers are the masking alone:
 - (a) no wrapper: the listener called directly (the floor);
 - (b) ``Masked`` with no secret known (every ``ask`` against a local server);
 - (c) ``Masked`` with one API key known (the stream is scanned for its start);
-- (d) for scale: the engine's JSON round trip (``engine._redacted``) on each delta, which
+- (d) for scale: the engine's JSON round trip (``engine_prepare.redacted``) on each delta, which
   masking must not cost.
 
 Goals: (b) under 1 µs a delta (a check of two empty things, no copy, no buffer); (c) under
@@ -23,7 +23,7 @@ import sys
 import time
 from collections.abc import Callable
 
-from tuibot.engine import _redacted
+from tuibot.engine_prepare import redacted as _redacted
 from tuibot.events import Event, TextDelta
 from tuibot.masking import Masked
 from tuibot.secrets import remember_secret

@@ -1,0 +1,114 @@
+"""Which provider and client a model runs on: routes, API keys, clients, context windows.
+
+The engine's turns, the router, compaction and consolidation all need "the client for
+this model"; this module is the one place that answers it, so key lookups (asked once
+per provider), the clients (made once per provider) and the cached context windows are
+owned by one object instead of being spread over the composition root.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from tuibot.llm.parts import ModelClient
+from tuibot.llm.select import Route, make_client, needs_key, select_route
+from tuibot.llm.windows import WindowBook
+from tuibot.settings import ConfigError, ProviderSettings, Settings
+
+KeyLookup = Callable[[ProviderSettings], str | None]
+"""A provider's API key, or None (the engine's default asks the env var, then the keyring)."""
+
+
+class Providers:
+    """Routes models to providers and hands out one client per provider."""
+
+    def __init__(
+        self,
+        settings: Callable[[], Settings],
+        windows_file: Path,
+        key_lookup: KeyLookup | None = None,
+    ) -> None:
+        self._settings = settings
+        """The engine's current settings (a provider override replaces them)."""
+        self._key_lookup = key_lookup or self._keyring_lookup
+        self._key_problem = ""
+        self._keys: dict[str, str | None] = {}
+        self._clients: dict[str, ModelClient] = {}
+        self.prompt_tools: set[str] = set()
+        """Providers that refused native tools; their turns get the tools in the prompt."""
+        self.windows = WindowBook(
+            windows_file,
+            settings().agent.default_context_window,
+            key=lambda provider: self._key_lookup(provider),
+        )
+        """Each model's context window, cached on disk (see docs/context.md)."""
+
+    def route_for(self, model: str, provider: str | None = None) -> Route:
+        """The provider for ``model`` (raises ConfigError with the keyring's complaint).
+
+        ``provider`` is a bot's: a name picks it outright, "" chooses by the model, and
+        None keeps ``agent.provider``.
+        """
+        settings = self._settings()
+        if provider is not None and provider != settings.agent.provider:
+            settings = replace(settings, agent=replace(settings.agent, provider=provider))
+        try:
+            return select_route(settings, model, self._key_lookup)
+        except ConfigError as error:
+            if self._key_problem:
+                raise ConfigError(f"{error}. {self._key_problem}") from error
+            raise
+
+    def client_for(self, provider: ProviderSettings) -> ModelClient:
+        """One client per provider, made on first use."""
+        client = self._clients.get(provider.name)
+        if client is None:
+            key = self._key_lookup(provider)
+            if needs_key(provider) and not key:
+                raise ConfigError(
+                    f"provider {provider.name!r} needs an API key: store it with "
+                    f"`tuibot keys set {provider.credential or provider.name}` or set "
+                    f"its environment variable. {self._key_problem}".strip()
+                )
+            client = make_client(provider, key)
+            self._clients[provider.name] = client
+        return client
+
+    def overridden(self, origin: str, **changes: Any) -> Settings:
+        """The settings with CLI flags such as ``--base-url`` applied to the model's provider."""
+        settings = self._settings()
+        route = self.route_for(settings.agent.model)
+        provider = replace(route.provider, **changes)
+        origins = {f"providers.{provider.name}.{key}": origin for key in changes}
+        return replace(
+            settings,
+            providers={**settings.providers, provider.name: provider},
+            origins={**settings.origins, **origins},
+        )
+
+    async def close(self) -> None:
+        """Close every client's connections (the next use makes a new client)."""
+        for client in self._clients.values():
+            await client.close()
+        self._clients.clear()
+
+    def _keyring_lookup(self, provider: ProviderSettings) -> str | None:
+        """The provider's key from its env var or the keyring; keyring only when named."""
+        if not needs_key(provider):
+            return None
+        if provider.name in self._keys:  # the keyring is asked once per provider, not per turn
+            return self._keys[provider.name]
+        from tuibot.secrets import KeyringUnavailable, remember_secret, resolve_api_key
+
+        try:
+            key = resolve_api_key(provider.credential, provider.api_key_env)
+        except KeyringUnavailable as error:
+            self._key_problem = str(error)
+            return None
+        if key:
+            remember_secret(key)
+        self._keys[provider.name] = key
+        return key
