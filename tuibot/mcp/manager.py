@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import logging
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +38,21 @@ Notify = Callable[[McpServerNotice], None]
 
 _EXTENSIONS = {"image/png": ".png", "image/jpeg": ".jpg", "image/gif": ".gif",
                "image/webp": ".webp", "audio/wav": ".wav", "audio/mpeg": ".mp3"}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class ServerView:
+    """One server as a front end shows it (the servers screen, ``tuibot tools list``)."""
+
+    name: str
+    transport: str
+    state: str
+    """``stopped``, ``starting``, ``ready``, ``failed`` or ``disabled``."""
+    tools: int
+    prompts: int
+    reason: str = ""
+    stderr_tail: str = ""
+    retry_in: float = 0.0
 
 
 class McpManager:
@@ -115,6 +131,29 @@ class McpManager:
         import asyncio
 
         await asyncio.gather(*(c.close() for c in self.connections.values()))
+
+    def views(self) -> list[ServerView]:
+        """Every configured server's state, tool and prompt counts, in config order."""
+        views = []
+        for name, server in self.configured.items():
+            connection = self.connections.get(name)
+            if connection is None:
+                views.append(ServerView(name, server.transport, "disabled", 0, 0))
+                continue
+            tools = len(self.tool_names(name))
+            views.append(ServerView(
+                name, server.transport, connection.state, tools, len(self._prompts.get(name, {})),
+                connection.reason, connection.stderr_tail, connection.retry_in,
+            ))  # fmt: skip
+        return views
+
+    def tool_names(self, name: str) -> list[str]:
+        """The registry names of server ``name``'s offered tools (live, else cached)."""
+        server = self.servers.get(name)
+        if server is None:
+            return []
+        tools = self.connections[name].tools or self.cache.load(server) or []
+        return [spec.name for spec in build_specs(server, tools, _no_call, lambda: None)]
 
     # -- live changes: a restart from the servers screen, an edited config ------------
 
@@ -279,6 +318,10 @@ async def run_call(
         log.debug("MCP call %s/%s failed", server.name, tool, exc_info=True)
         return f"Error: MCP server {server.name!r}: {describe(error)}"
     return result_text(server.name, tool, result, server.max_output, keep)
+
+
+async def _no_call(tool: str, arguments: dict[str, Any]) -> str:
+    return ""
 
 
 def keyring_secret(credential: str) -> str | None:
