@@ -4,7 +4,9 @@ Run as ``python mcp_fault_server.py [--slow-start S] [--garbage] [--exit-at-star
 [--marks DIR] [--http PORT --token T]``. Its tools misbehave on purpose: ``crash`` exits
 mid-call, ``hang`` never answers (and leaves a mark when it is cancelled), ``huge``
 returns megabytes, ``fail`` is an ``isError`` result, ``picture`` returns an image,
-``echo`` is read-only, ``wipe`` is destructive.
+``echo`` is read-only, ``wipe`` is destructive. Its prompts: ``greet`` (a required
+``name``, an optional ``tone``), ``daily`` (no arguments, a user and an assistant
+message) and ``sneaky`` (text with terminal escapes and a bidi override).
 """
 
 from __future__ import annotations
@@ -91,6 +93,27 @@ def fail() -> str:
 def picture() -> Image:
     """A one-pixel PNG."""
     return Image(data=PNG, format="png")
+
+
+@server.prompt(description="Greet someone by name.")
+def greet(name: str, tone: str = "warm") -> str:
+    """A user message built from the arguments."""
+    return f"Write a {tone} greeting for {name}."
+
+
+@server.prompt(description="Plan the day.")
+def daily() -> list[dict[str, str]]:
+    """Two messages: the user's question and a start of the answer."""
+    return [
+        {"role": "user", "content": "What should I do today?"},
+        {"role": "assistant", "content": "Start with the hardest task."},
+    ]
+
+
+@server.prompt(description="Prompt text that tries to act on the terminal.")
+def sneaky() -> str:
+    """Escapes that would clear the screen, set the title, and reverse the text."""
+    return "hello\x1b[2J\x1b]0;owned\x07 \u202eevil\u202c [b]bold[/b]"
 
 
 def serve_http(port: int, token: str) -> None:

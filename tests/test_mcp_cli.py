@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 from ask_helpers import config_home, data_home, run, tuibot_argv
 from mcp_helpers import FAULT_SERVER, toml_server
@@ -76,3 +77,24 @@ def test_doctor_checks_each_server(server: ScriptedServer) -> None:
     assert ran.code == 1
     assert any(line.startswith("ok") and "mcp good" in line for line in ran.stdout.splitlines())
     assert any(line.startswith("FAIL") and "mcp bad" in line for line in ran.stdout.splitlines())
+
+
+def test_tools_list_shows_mcp_tools_from_their_cache_without_starting_them() -> None:
+    from tuibot.mcp.cache import ToolCache
+    from tuibot.settings_mcp import McpServerSettings
+
+    marker = "import pathlib; pathlib.Path('STARTED').touch()"
+    (config_home() / "config.toml").write_text(
+        toml_server("slow", sys.executable, ["-c", marker])
+        + toml_server("fresh", sys.executable, ["-c", marker])
+    )
+    slow = McpServerSettings(name="slow", command=sys.executable, args=["-c", marker])
+    wipe = {"name": "wipe", "inputSchema": {"type": "object"},
+            "annotations": {"destructiveHint": True}}  # fmt: skip
+    ToolCache(data_home() / "mcp" / "tools").save(slow, [wipe])
+    ran = run(tuibot_argv("tools", "list"))
+    assert ran.code == 0, ran.stderr
+    row = next(line for line in ran.stdout.splitlines() if line.startswith("slow__wipe"))
+    assert row.split()[1:4] == ["mcp:slow", "enabled", "yes"]  # destructive: it asks
+    assert "MCP server fresh: no tool list yet (`tuibot mcp tools fresh` fetches it)" in ran.stdout
+    assert not Path("STARTED").exists()  # listing never starts a server

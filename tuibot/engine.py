@@ -170,8 +170,8 @@ class Engine:
 
     def _start_mcp(self, lazy: bool) -> None:
         """Offer the MCP servers' cached tools now; connect them in the background."""
-        if not self.settings.mcp.servers:
-            return  # nothing to import or start
+        if not self.settings.mcp.servers and lazy:
+            return  # nothing to start; one-shot ``ask`` never watches the config
         from tuibot.mcp.manager import McpManager, keyring_secret
 
         self.mcp = McpManager(
@@ -179,7 +179,7 @@ class Engine:
             self.paths.mcp,
             cwd=self.settings.cwd,
             publish=self.tool_catalog.set_extra,
-            notify=self._tool_notice,
+            notify=self.events.publish,
             secret=keyring_secret,
         )
         self.mcp.offer_cached()
@@ -195,6 +195,10 @@ class Engine:
         skill_folders = [(folder, self.skills.current) for _, folder in self.skills.roots]
         self.tool_reloader = ToolReloader(self.tool_catalog, also=skill_folders)
         self.tool_reloader.start()
+        if (mcp := getattr(self, "mcp", None)) is not None:  # [mcp.servers] edits apply live
+            from tuibot.mcp.watch import watcher_for
+
+            self.mcp_watcher = watcher_for(self.settings, mcp, self._tool_notice)
 
     def claim_instance(self, mode: str) -> Holder | None:
         """Take the single-instance lock (``mode``: ``tui`` or ``headless``).
@@ -274,6 +278,8 @@ class Engine:
         reloader = getattr(self, "tool_reloader", None)
         if reloader is not None:
             await reloader.stop()
+        if (watcher := getattr(self, "mcp_watcher", None)) is not None:
+            await watcher.stop()
         if (mcp := getattr(self, "mcp", None)) is not None:
             await mcp.close()
         for task in list(self._background):
@@ -391,6 +397,7 @@ class Engine:
             scope=self.settings.tool_scope(),
             new_chat=lambda: self.new_chat().id,
             compact=self.compact_chat,
+            prompts=getattr(self, "mcp", None),
         )
 
     def _chat_waiting(self, chat: str, holder: Holder) -> None:

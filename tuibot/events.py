@@ -144,6 +144,15 @@ class Notice(Event):
 
 
 @dataclass(frozen=True)
+class McpServerNotice(Notice):
+    """An MCP server came up or failed; front ends refresh what shows servers and prompts."""
+
+    server: str = ""
+    state: str = ""
+    """``ready`` or ``failed``."""
+
+
+@dataclass(frozen=True)
 class ChatWaiting(Notice):
     """A turn waits for a chat another process is using (a warning, shown as any notice;
     ``ask --json`` also says it on stderr)."""
@@ -161,6 +170,8 @@ class CommandOutput(Event):
     text: str
     new_chat: str | None = None
     """Set by ``/new``: the chat the front end should switch to."""
+    compose: str | None = None
+    """Set by an MCP prompt command: the text the front end puts into the composer."""
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import shlex
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from tuibot.events import CommandOutput
 from tuibot.toolkit.registry import ToolRegistry
@@ -23,7 +23,20 @@ BUILTIN_HELP = {
     "/compact [instructions]": "summarise the older turns now (the chat file keeps them)",
     "/help": "list commands and tools",
     "/TOOL key=value ...": "run a tool directly, without the model",
+    "/SERVER__PROMPT key=value ...": "put an MCP server's prompt into the composer",
 }
+
+
+class PromptSource(Protocol):
+    """MCP prompts as commands (the MCP manager); slash commands need only this much."""
+
+    def prompt_usages(self) -> list[tuple[str, str]]:
+        """``(usage, description)`` of every prompt."""
+        ...
+
+    async def run_prompt(self, name: str, tokens: list[str]) -> tuple[bool, str, str | None] | None:
+        """(ok, text, composer text), or None when there is no prompt ``name``."""
+        ...
 
 
 def is_command(text: str) -> bool:
@@ -41,6 +54,8 @@ class SlashContext:
     new_chat: Callable[[], str]
     compact: Callable[[str, str], Awaitable[tuple[bool, str]]] | None = None
     """(chat, instructions) -> (done, message): the one command that calls the model."""
+    prompts: PromptSource | None = None
+    """MCP prompts (``/server__prompt``); a tool of the same name wins."""
 
 
 def parse_arguments(tokens: list[str], schema: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -71,7 +86,7 @@ async def run_command(context: SlashContext, chat: str, text: str) -> CommandOut
         return CommandOutput(chat, text, False, f"Cannot read the command: {error}.")
     name, tokens = tokens[0][1:], tokens[1:]
     if name == "help":
-        return CommandOutput(chat, "/help", True, help_text(context.tools))
+        return CommandOutput(chat, "/help", True, help_text(context.tools, context.prompts))
     if name == "compact" and context.compact is not None:
         ok, message = await context.compact(chat, " ".join(tokens))
         return CommandOutput(chat, "/compact", ok, message)
@@ -79,6 +94,11 @@ async def run_command(context: SlashContext, chat: str, text: str) -> CommandOut
         new = context.new_chat()
         return CommandOutput(chat, "/new", True, f"Started a new chat: {new}", new_chat=new)
     spec = context.tools.get(name)
+    if spec is None and context.prompts is not None:
+        reply = await context.prompts.run_prompt(name, tokens)
+        if reply is not None:
+            ok, shown, compose = reply
+            return CommandOutput(chat, f"/{name}", ok, shown, compose=compose)
     if spec is None:
         return CommandOutput(
             chat, f"/{name}", False, f"Unknown command /{name}. Type /help for the list."
@@ -92,8 +112,8 @@ async def run_command(context: SlashContext, chat: str, text: str) -> CommandOut
     return CommandOutput(chat, f"/{name}", result.ok, result.output)
 
 
-def help_text(tools: ToolRegistry) -> str:
-    """Commands, then every tool with the first line of its description."""
+def help_text(tools: ToolRegistry, prompts: PromptSource | None = None) -> str:
+    """Commands, then every tool with the first line of its description, then prompts."""
     lines = ["Commands:"]
     lines += [f"  {usage:<22} {meaning}" for usage, meaning in BUILTIN_HELP.items()]
     lines.append("Tools (/name key=value ...):")
@@ -101,4 +121,8 @@ def help_text(tools: ToolRegistry) -> str:
         summary = spec.description.strip().splitlines()[0] if spec.description.strip() else ""
         params = " ".join(f"{p}=…" for p in spec.parameters.get("properties", {}))
         lines.append(f"  /{spec.name} {params}".rstrip() + (f"  — {summary}" if summary else ""))
+    usages = prompts.prompt_usages() if prompts is not None else []
+    if usages:
+        lines.append("MCP prompts (fill the composer):")
+        lines += [f"  {usage}" + (f"  — {about}" if about else "") for usage, about in usages]
     return "\n".join(lines)

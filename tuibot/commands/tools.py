@@ -2,14 +2,15 @@
 
 The switches go to the state file that a running tuibot watches, so they apply without a
 restart. ``list`` loads the tools the way the engine does, so what it shows (sources,
-gates, load errors with file:line) is what a chat would get.
+gates, load errors with file:line) is what a chat would get; MCP servers' tools come from
+their cached lists (source ``mcp:NAME``), so listing never starts a server.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from tuibot.toolkit.catalog import ToolCatalog
@@ -53,7 +54,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"tuibot: {exc}", file=sys.stderr)
         return 2
     if args.tools_action == "list":
+        missing = _cached_mcp_tools(settings, catalog)
         print(render_list(catalog, disabled))
+        for name in missing:
+            print(f"MCP server {name}: no tool list yet (`tuibot mcp tools {name}` fetches it)")
         return 0
     name = args.name
     if name not in catalog.registry and name not in disabled:
@@ -64,6 +68,20 @@ def run(args: argparse.Namespace) -> int:
         write_disabled(path, wanted)
     print(f"{name}: {'enabled' if args.tools_action == 'enable' else 'disabled'}")
     return 0
+
+
+def _cached_mcp_tools(settings: Any, catalog: ToolCatalog) -> list[str]:
+    """Add each MCP server's cached tools (no server is started); the servers with none."""
+    if not settings.mcp.servers:
+        return []
+    from tuibot.mcp.manager import McpManager
+    from tuibot.paths import DataPaths
+
+    manager = McpManager(
+        settings.mcp.servers, DataPaths.default().mcp, cwd=settings.cwd, publish=catalog.set_extra
+    )
+    manager.offer_cached()
+    return [name for name in manager.servers if not manager.tool_names(name)]
 
 
 def render_list(catalog: ToolCatalog, disabled: set[str]) -> str:

@@ -1,4 +1,5 @@
-"""Each server's last tool list on disk, keyed by its config, so start-up never waits.
+"""Each server's last tool and prompt lists on disk, keyed by its config, so start-up never
+waits (and prompt commands complete before the server is up).
 
 The key is a hash of everything that decides which server answers (command, args, env,
 cwd, url, headers, credential name); editing any of it makes the old list stale, so it
@@ -45,18 +46,24 @@ class ToolCache:
         """Where this server's list for this config lives."""
         return self.folder / f"{server.name}-{config_key(server)}.json"
 
-    def load(self, server: McpServerSettings) -> list[dict[str, Any]] | None:
-        """The cached tools, or None when there are none (or they cannot be read)."""
+    def load(self, server: McpServerSettings, what: str = "tools") -> list[dict[str, Any]] | None:
+        """The cached ``tools`` (or ``prompts``), or None when there are none (or they
+        cannot be read)."""
         try:
             data = json.loads(self.path(server).read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return None
-        tools = data.get("tools") if isinstance(data, dict) else None
-        if not isinstance(tools, list):
+        items = data.get(what) if isinstance(data, dict) else None
+        if not isinstance(items, list):
             return None
-        return [t for t in tools if isinstance(t, dict)]
+        return [t for t in items if isinstance(t, dict)]
 
-    def save(self, server: McpServerSettings, tools: list[dict[str, Any]]) -> None:
+    def save(
+        self,
+        server: McpServerSettings,
+        tools: list[dict[str, Any]],
+        prompts: list[dict[str, Any]] | None = None,
+    ) -> None:
         """Write the list atomically; failing to cache is logged, never an error."""
         target = self.path(server)
         try:
@@ -66,7 +73,8 @@ class ToolCache:
                     old.unlink(missing_ok=True)
             fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".tools-", suffix=".tmp")
             with os.fdopen(fd, "w", encoding="utf-8") as out:
-                json.dump({"server": server.name, "tools": tools}, out, ensure_ascii=False)
+                body = {"server": server.name, "tools": tools, "prompts": prompts or []}
+                json.dump(body, out, ensure_ascii=False)
             os.replace(tmp, target)
         except OSError as error:
             log.warning("MCP tool list of %s not cached: %s", server.name, error)

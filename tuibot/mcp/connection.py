@@ -78,6 +78,8 @@ class ServerConnection:
         """The end of what the server wrote on stderr before it failed."""
         self.tools: list[dict[str, Any]] | None = None
         """The tool list of the current connection (plain MCP ``Tool`` dicts)."""
+        self.prompts: list[dict[str, Any]] | None = None
+        """The prompt list of the current connection (plain MCP ``Prompt`` dicts)."""
         self.failures = 0
         """Failures in a row (reset when a connection comes up)."""
         self.retry_in = 0.0
@@ -159,14 +161,16 @@ class ServerConnection:
             try:
                 async with asyncio.timeout(self.server.startup_timeout):
                     await session.initialize()
-                    tools = await _list_tools(session)
+                    tools = await _list_all(session.list_tools, "tools")
+                    prompts = await _prompts(session)
             except TimeoutError:
                 self._end_reason = self._end_reason or (
                     f"no answer to the handshake within {self.server.startup_timeout:g} s"
                     " (startup_timeout)"
                 )
                 raise
-            self._session, self.tools, self.failures = session, tools, 0
+            self._session, self.tools, self.prompts = session, tools, prompts
+            self.failures = 0
             self._set("ready")
             await ended.wait()
             self._session = None
@@ -251,6 +255,14 @@ class ServerConnection:
         dumped: dict[str, Any] = result.model_dump(by_alias=True, exclude_none=True, mode="json")
         return dumped
 
+    async def get_prompt(self, name: str, arguments: dict[str, str]) -> dict[str, Any]:
+        """``prompts/get`` as a plain dict, within ``timeout``. Raises like :meth:`call`."""
+        session = await self.session()
+        async with asyncio.timeout(self.server.timeout):
+            result = await session.get_prompt(name, arguments or None)
+        dumped: dict[str, Any] = result.model_dump(by_alias=True, exclude_none=True, mode="json")
+        return dumped
+
 
 def _import_sdk() -> None:
     """Import the ``mcp`` client (and its HTTP transport): done in a worker thread, so a
@@ -260,20 +272,32 @@ def _import_sdk() -> None:
     import mcp.types  # noqa: F401
 
 
-async def _list_tools(session: Any) -> list[dict[str, Any]]:
-    """Every page of ``tools/list`` as plain dicts."""
+async def _list_all(method: Any, field: str) -> list[dict[str, Any]]:
+    """Every page of ``tools/list`` or ``prompts/list`` (``field``) as plain dicts."""
     from mcp.types import PaginatedRequestParams
 
-    tools: list[dict[str, Any]] = []
+    items: list[dict[str, Any]] = []
     cursor: str | None = None
     for _ in range(100):  # a server paging forever must not hang the start
         params = PaginatedRequestParams(cursor=cursor) if cursor else None
-        page = await session.list_tools(params=params)
-        tools += [t.model_dump(by_alias=True, exclude_none=True, mode="json") for t in page.tools]
+        page = await method(params=params)
+        dumped = (
+            t.model_dump(by_alias=True, exclude_none=True, mode="json")
+            for t in getattr(page, field)
+        )
+        items += dumped
         cursor = page.next_cursor
         if not cursor:
             break
-    return tools
+    return items
+
+
+async def _prompts(session: Any) -> list[dict[str, Any]]:
+    """The server's prompts when it says it has any (most servers have none)."""
+    capabilities = session.server_capabilities
+    if capabilities is None or capabilities.prompts is None:
+        return []
+    return await _list_all(session.list_prompts, "prompts")
 
 
 @contextlib.asynccontextmanager

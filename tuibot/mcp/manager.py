@@ -8,19 +8,23 @@ A failed server's tools stay listed and refuse in one line until it is back.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from tuibot.events import NoticeLevel
-
 import hashlib
 import logging
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tuibot.events import McpServerNotice
 from tuibot.mcp.cache import ToolCache
 from tuibot.mcp.connection import SecretLookup, ServerConnection, Unavailable, describe
+from tuibot.mcp.prompts import (
+    PromptCommand,
+    messages_text,
+    prompt_arguments,
+    prompt_commands,
+    untrusted_prompt_line,
+)
 from tuibot.mcp.tools import build_specs, result_text
 from tuibot.settings_mcp import McpServerSettings
 from tuibot.toolkit.decorator import ToolSpec
@@ -29,11 +33,26 @@ log = logging.getLogger("tuibot.mcp")
 
 Publish = Callable[[str, Sequence[ToolSpec]], None]
 """``publish(source, specs)``: replace one server's tools in the registry."""
-Notify = Callable[["NoticeLevel", str], None]
-"""``notify(level, text)``: a notice for the tool log."""
+Notify = Callable[[McpServerNotice], None]
+"""``notify(notice)``: a server came up or failed (the tool log, the servers screen)."""
 
 _EXTENSIONS = {"image/png": ".png", "image/jpeg": ".jpg", "image/gif": ".gif",
                "image/webp": ".webp", "audio/wav": ".wav", "audio/mpeg": ".mp3"}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class ServerView:
+    """One server as a front end shows it (the servers screen, ``tuibot tools list``)."""
+
+    name: str
+    transport: str
+    state: str
+    """``stopped``, ``starting``, ``ready``, ``failed`` or ``disabled``."""
+    tools: int
+    prompts: int
+    reason: str = ""
+    stderr_tail: str = ""
+    retry_in: float = 0.0
 
 
 class McpManager:
@@ -46,31 +65,56 @@ class McpManager:
         *,
         cwd: Path,
         publish: Publish,
-        notify: Notify = lambda level, text: None,
+        notify: Notify = lambda notice: None,
         secret: SecretLookup = lambda _: None,
         restart: bool = True,
     ) -> None:
-        self.servers = {n: s for n, s in servers.items() if s.enabled}
         self.cache = ToolCache(data / "tools")
         self.kept = data / "kept"
         """Where images and audio from results are stored (the result names the file)."""
         self.publish = publish
         self.notify = notify
-        self.connections = {
-            name: ServerConnection(server, cwd=cwd, on_change=self._changed, secret=secret)
-            for name, server in self.servers.items()
-        }
+        self.cwd = cwd
+        self.secret = secret
+        self.restart = restart
+        """Restart failed servers with backoff (the CLI's one-off checks do not)."""
+        self.servers: dict[str, McpServerSettings] = {}
+        """Enabled servers by name (``configured`` also holds the disabled ones)."""
+        self.configured: dict[str, McpServerSettings] = dict(servers)
+        self.connections: dict[str, ServerConnection] = {}
         self._announced: dict[str, str] = {}
+        self._prompts: dict[str, dict[str, PromptCommand]] = {}
+        """Each server's prompts as slash commands (cached until the live list arrives)."""
+        self.started = False
+        """Whether :meth:`start` ran (a server added later then starts at once)."""
+        for server in servers.values():
+            if server.enabled:
+                self._add(server)
+
+    def _add(self, server: McpServerSettings) -> ServerConnection:
+        connection = ServerConnection(
+            server, cwd=self.cwd, on_change=self._changed, secret=self.secret,
+            restart=self.restart,
+        )  # fmt: skip
+        self.servers[server.name] = server
+        self.connections[server.name] = connection
+        return connection
 
     def offer_cached(self) -> None:
         """Register every server's cached tool list (no process started, no waiting)."""
-        for name, server in self.servers.items():
-            tools = self.cache.load(server)
-            if tools:
-                self._publish(self.connections[name], tools)
+        for name in self.servers:
+            self._offer_cached(name)
+
+    def _offer_cached(self, name: str) -> None:
+        server = self.servers[name]
+        tools = self.cache.load(server)
+        if tools:
+            self._publish(self.connections[name], tools)
+        self._prompts[name] = prompt_commands(name, self.cache.load(server, "prompts") or [])
 
     def start(self) -> None:
         """Start every server in the background (needs a running event loop)."""
+        self.started = True
         for connection in self.connections.values():
             connection.start()
 
@@ -88,12 +132,86 @@ class McpManager:
 
         await asyncio.gather(*(c.close() for c in self.connections.values()))
 
+    def views(self) -> list[ServerView]:
+        """Every configured server's state, tool and prompt counts, in config order."""
+        views = []
+        for name, server in self.configured.items():
+            connection = self.connections.get(name)
+            if connection is None:
+                views.append(ServerView(name, server.transport, "disabled", 0, 0))
+                continue
+            tools = len(self.tool_names(name))
+            views.append(ServerView(
+                name, server.transport, connection.state, tools, len(self._prompts.get(name, {})),
+                connection.reason, connection.stderr_tail, connection.retry_in,
+            ))  # fmt: skip
+        return views
+
+    def tool_names(self, name: str) -> list[str]:
+        """The registry names of server ``name``'s offered tools (live, else cached)."""
+        server = self.servers.get(name)
+        if server is None:
+            return []
+        tools = self.connections[name].tools or self.cache.load(server) or []
+        return [spec.name for spec in build_specs(server, tools, _no_call, lambda: None)]
+
+    # -- live changes: a restart from the servers screen, an edited config ------------
+
+    async def restart_server(self, name: str) -> bool:
+        """Stop server ``name`` and start it afresh, backoff reset; False if not running here."""
+        connection = self.connections.get(name)
+        if connection is None:
+            return False
+        await connection.close()
+        connection.failures, connection.retry_in = 0, 0.0
+        self._announced.pop(name, None)
+        connection.start()
+        return True
+
+    async def apply(self, servers: dict[str, McpServerSettings]) -> list[str]:
+        """Make the running servers match an edited config; what changed, one line each.
+
+        Only servers whose settings changed are restarted; a removed (or now disabled)
+        server is stopped and its tools and prompts leave the registry; a new one starts
+        (at once when the others have started, else with them).
+        """
+        import asyncio
+
+        wanted = {n: s for n, s in servers.items() if s.enabled}
+        gone = [n for n in self.servers if wanted.get(n) != self.servers[n]]
+        await asyncio.gather(*(self.connections[n].close() for n in gone))
+        said = []
+        for name in gone:
+            self._drop(name)
+            said.append(f"MCP server {name} {'changed' if name in wanted else 'removed'}")
+        self.configured = dict(servers)
+        for name, server in wanted.items():
+            if name in self.connections:
+                continue
+            connection = self._add(server)
+            self._offer_cached(name)
+            if self.started:
+                connection.start()
+            if name not in gone:
+                said.append(f"MCP server {name} added")
+        return said
+
+    def _drop(self, name: str) -> None:
+        """Forget a stopped server: its tools and prompts go, its notices may repeat."""
+        del self.connections[name], self.servers[name]
+        self._prompts.pop(name, None)
+        self._announced.pop(name, None)
+        self.publish(f"mcp:{name}", [])
+
     def _changed(self, connection: ServerConnection) -> None:
         """A connection came up or failed: new tools into the registry, a notice out."""
         server = connection.server
+        if self.connections.get(server.name) is not connection:
+            return  # a connection replaced by a config edit, saying it stopped
         if connection.state == "ready" and connection.tools is not None:
-            self.cache.save(server, connection.tools)
+            self.cache.save(server, connection.tools, connection.prompts)
             self._publish(connection, connection.tools)
+            self._prompts[server.name] = prompt_commands(server.name, connection.prompts or [])
         self._announce(connection)
 
     def _announce(self, connection: ServerConnection) -> None:
@@ -106,10 +224,54 @@ class McpManager:
         if state == "failed":
             tail = connection.stderr_tail.splitlines()[-1:] if connection.stderr_tail else []
             extra = f" (stderr: {tail[0][:200]})" if tail else ""
-            self.notify("error", f"MCP server {name} failed: {connection.reason}{extra}")
+            text = f"MCP server {name} failed: {connection.reason}{extra}"
+            self.notify(McpServerNotice("", "error", text, name, state))
         elif state == "ready":
             count = len(connection.tools or [])
-            self.notify("info", f"MCP server {name} is ready ({count} tools)")
+            text = f"MCP server {name} is ready ({count} tools)"
+            self.notify(McpServerNotice("", "info", text, name, state))
+
+    # -- prompts as slash commands ----------------------------------------------------
+
+    def prompt_usages(self) -> list[tuple[str, str]]:
+        """``(usage, description)`` of every prompt, for ``/help`` and completion."""
+        commands = [c for prompts in self._prompts.values() for c in prompts.values()]
+        return [
+            (c.usage(), c.description.splitlines()[0] if c.description else "") for c in commands
+        ]
+
+    def find_prompt(self, name: str) -> PromptCommand | None:
+        """The prompt command called ``name`` (``server__prompt``), if any server has it."""
+        server = name.split("__", 1)[0]
+        return self._prompts.get(server, {}).get(name)
+
+    async def run_prompt(self, name: str, tokens: list[str]) -> tuple[bool, str, str | None] | None:
+        """``/server__prompt key=value``: (ok, what to show, composer text), or None when
+        there is no such prompt. Every failure is one line, never a raise."""
+        command = self.find_prompt(name)
+        if command is None:
+            return None
+        try:
+            arguments = prompt_arguments(command, tokens)
+        except ValueError as error:
+            return False, f"/{name}: {error}.", None
+        connection = self.connections[command.server]
+        try:
+            result = await connection.get_prompt(command.prompt, arguments)
+        except Unavailable as error:
+            return False, f"/{name}: {error}", None
+        except TimeoutError:
+            return (
+                False,
+                f"/{name}: no answer within {connection.server.timeout:g} s (timeout)",
+                None,
+            )
+        except Exception as error:  # the SDK's MCPError (the server refused), a closed stream
+            log.debug("MCP prompt %s failed", name, exc_info=True)
+            text = " ".join(describe(error).split())
+            return False, f"/{name}: MCP server {command.server!r}: {text}", None
+        body = messages_text(result, connection.server.max_output)
+        return True, f"{untrusted_prompt_line(command)}\n{body}", body
 
     def _publish(self, connection: ServerConnection, tools: list[dict[str, Any]]) -> None:
         server = connection.server
@@ -156,6 +318,10 @@ async def run_call(
         log.debug("MCP call %s/%s failed", server.name, tool, exc_info=True)
         return f"Error: MCP server {server.name!r}: {describe(error)}"
     return result_text(server.name, tool, result, server.max_output, keep)
+
+
+async def _no_call(tool: str, arguments: dict[str, Any]) -> str:
+    return ""
 
 
 def keyring_secret(credential: str) -> str | None:

@@ -122,6 +122,7 @@ class TuibotApp(
         Binding("f7", "grants", "Grants", id="grants", show=False, priority=True),
         Binding("f8", "maximize_pane", "Zoom pane", id="zoom", show=False, priority=True),
         Binding("f9", "jobs", "Jobs", id="jobs", show=False, priority=True),
+        Binding("f10", "servers", "MCP servers", id="servers", show=False, priority=True),
     ]
     """Every app-wide binding; each ``id`` can be rebound under ``[tui.keys]``."""
 
@@ -405,6 +406,12 @@ class TuibotApp(
 
         if self.engine is not None:
             self.push_screen(JobsScreen(self.engine))
+
+    def action_servers(self) -> None:
+        from tuibot.tui.screens.servers import ServersScreen
+
+        if self.engine is not None:
+            self.push_screen(ServersScreen(getattr(self.engine, "mcp", None)))
 
     def action_interrupt(self) -> None:
         """Ctrl+C: copy a selection, else stop the running turn, else say how to quit."""

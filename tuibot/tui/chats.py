@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from textual import work
 
-from tuibot.events import CommandOutput, Event, TurnFinished, TurnStarted
+from tuibot.events import CommandOutput, Event, McpServerNotice, TurnFinished, TurnStarted
 from tuibot.tui.widgets.chat_list import ChatList
 from tuibot.tui.widgets.composer import Composer
 
@@ -138,6 +138,10 @@ class ChatCommands(_AppBase):
                 self.open_chat(event.new_chat)
             elif not event.chat or event.chat == self.current_chat:
                 self.conversation.show_command_output(event)
+                if event.compose is not None:  # an MCP prompt: the person reads it first
+                    self.composer.load_text(event.compose)
+        elif isinstance(event, McpServerNotice) and event.state == "ready":
+            self.composer.set_commands(self.command_names())  # its prompts complete now
         elif isinstance(event, TurnStarted | TurnFinished) and event.chat == self.current_chat:
             self.refresh_chat_status()
 
@@ -145,13 +149,17 @@ class ChatCommands(_AppBase):
         """Slash commands and tool names for the composer's completion."""
         from tuibot.slash import BUILTIN_HELP
 
-        commands = [(name, help) for name, help in BUILTIN_HELP.items() if "TOOL" not in name]
+        commands = [(name, help) for name, help in BUILTIN_HELP.items() if name.islower()]
         engine = self.engine
         if engine is not None:
             for name in engine.tools.names():
                 spec = engine.tools.get(name)
                 summary = spec.description.splitlines()[0] if spec and spec.description else ""
                 commands.append((f"/{name}", summary))
+            mcp = getattr(engine, "mcp", None)
+            for usage, about in mcp.prompt_usages() if mcp is not None else []:
+                name, _, takes = usage.partition(" ")
+                commands.append((name, " — ".join(filter(None, [takes, about]))))
         return commands
 
     # -- interrupting ----------------------------------------------------------------

@@ -64,6 +64,7 @@ PALETTE_TITLES = {
     "grants": "Grants",
     "zoom": "Zoom pane",
     "jobs": "Scheduled jobs",
+    "servers": "MCP servers: state, restart",
 }
 """Binding id → the command palette's title for it (the binding's description otherwise)."""
 
