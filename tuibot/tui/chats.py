@@ -99,6 +99,7 @@ class ChatCommands(_AppBase):
         self.status.context = self.session.context.get(chat or "", (0, 0))
 
     def on_composer_submitted(self, message: Composer.Submitted) -> None:
+        self.conversation.follow()  # what was sent and its answer come into view
         self.submit(self.current_chat, message.text)
 
     def submit(self, chat: str | None, text: str) -> None:

@@ -44,6 +44,7 @@ from tuibot.tui.widgets.blocks import (
     UserMessage,
     interrupted_mark,
 )
+from tuibot.tui.widgets.follow_hint import FollowEnd, NewMessagesHint
 from tuibot.tui.widgets.history import ROUND_LIMIT_MARK, entries_of, stored_of_turn
 from tuibot.tui.widgets.history_lines import HistoryLines
 from tuibot.tui.widgets.stage import Stage
@@ -53,7 +54,7 @@ NOTICE_MARKS = {"info": "ℹ", "warning": "⚠", "error": "⚠"}
 W = TypeVar("W", bound=Widget)
 
 
-class Conversation(VerticalScroll):
+class Conversation(FollowEnd, VerticalScroll):
     """Shows one chat; the app feeds it the chat's history, events and stream batches."""
 
     DEFAULT_CSS = """
@@ -94,14 +95,16 @@ class Conversation(VerticalScroll):
         """The error notice shown for this turn (its TurnFinished need not repeat it)."""
         self._rows: dict[str, ToolCallRow] = {}
         self._approvals: dict[str, tuple[MarkLine, str]] = {}
+        self._hint = NewMessagesHint()
 
     def compose(self) -> Any:
         yield self.history
         yield self._body
         yield self._stage
+        yield self._hint
 
     def on_mount(self) -> None:
-        self.anchor()
+        self.follow()
         self.watch(self, "scroll_y", self._scrolled, init=False)
 
     # -- what the app calls ----------------------------------------------------------
@@ -126,7 +129,7 @@ class Conversation(VerticalScroll):
         old.display = False
         old.remove()
         self.mount(self._body, after=self.history)
-        self.anchor()
+        self.follow()
 
     def echo_user(self, text: str) -> None:
         """Show the person's message at once (the turn's TurnStarted must not repeat it)."""
@@ -212,6 +215,7 @@ class Conversation(VerticalScroll):
             self._live_reasoning().append(batch.reasoning)
         if batch.text:
             self._live_answer().feed(batch.text)
+        self.news()
 
     def _turn_started(self, event: TurnStarted) -> None:
         self._end_segment()
@@ -293,19 +297,16 @@ class Conversation(VerticalScroll):
     def _add(self, widget: W) -> W:
         """Put a block at the end."""
         self._body.mount(widget)
+        self.news()
         return widget
 
     # -- scrolling -------------------------------------------------------------------
-
-    @property
-    def following(self) -> bool:
-        """Whether the view keeps to the end as new text arrives."""
-        return self.is_anchored and not compat.anchor_released(self)
 
     def _scrolled(self, y: float) -> None:
         history_top = round(y) - self.history.virtual_region.y
         self.history.rows.hold(None if self.following else history_top)
         self._tell_history(round(y))
+        self.check_following()
 
     def on_resize(self) -> None:
         self._tell_history(round(self.scroll_y))
@@ -340,6 +341,7 @@ class Conversation(VerticalScroll):
     def action_page_down(self) -> None:
         """A page down, at once."""
         self.scroll_page_down(animate=False)
+        self.call_after_refresh(self.resume_at_bottom)
 
     def action_top(self) -> None:
         """Go to the start of the chat."""
@@ -347,4 +349,4 @@ class Conversation(VerticalScroll):
 
     def action_bottom(self) -> None:
         """Go to the end and follow new text again."""
-        self.anchor()
+        self.follow()

@@ -41,10 +41,22 @@ def render_with_regions(widget: Widget) -> tuple[list[Strip], dict[Widget, Regio
     if not size.width or not size.height:
         return None
     try:
-        return compat.render_alone(widget, Size(size.width, size.height))
+        strips, regions = compat.render_alone(widget, Size(size.width, size.height))
     except Exception:  # an upgrade changed the compositor: just do not freeze
         log.exception("could not render %r off screen", widget)
         return None
+    return (strips, regions) if laid_out(regions) else None
+
+
+def laid_out(regions: dict[Widget, Region]) -> bool:
+    """Whether every widget already has the size a layout now gives it.
+
+    A widget draws its lines at the size the screen last gave it. Right after blocks
+    were added or changed (a table's new row, a list's new item) the off-screen layout
+    already places them at their new sizes while they still draw at the old ones, and
+    a copy taken then keeps a table without its rows. Such a drawing is not taken.
+    """
+    return all(child.outer_size == region.size for child, region in regions.items())
 
 
 def render_detached(widget: Widget, width: int, room: int = 10_000) -> list[Strip]:
