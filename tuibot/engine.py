@@ -25,6 +25,8 @@ from tuibot.agent.prepare import CompactTarget, compact_now, context_for
 from tuibot.agent.repeats import RepeatGuard
 from tuibot.agent.tokens import TokenCounter
 from tuibot.approvals import ApprovalQueue, Decision
+from tuibot.attachments import AttachmentError
+from tuibot.attachments.sending import attachments_for
 from tuibot.bots import Bot, BotDirectory
 from tuibot.delegation.journal import DelegationJournal
 from tuibot.delegation.manager import DelegationManager
@@ -553,6 +555,8 @@ class Engine:
             raise
         except ConfigError as error:
             result = self._failure(chat, turn_id, str(error), "config")
+        except AttachmentError as error:  # nothing was stored: the input can be sent again
+            result = self._failure(chat, turn_id, str(error), "attachment")
         except StorageError as error:
             result = self._failure(chat, turn_id, str(error), None)
         except Exception as error:  # a bug must not kill the engine: log, tell, go on
@@ -580,6 +584,8 @@ class Engine:
         user: ChatMessage = {"role": "user", "content": text, "turn": turn_id}
         if notice:
             user["notice"] = True
+        elif refs := await self._attachments(chat, bot, route, text):  # may refuse: unsaved
+            user["attachments"] = [dict(ref) for ref in refs]
         self.chats.append(chat, [user])  # durable before the model is called
         context = context_for(
             loaded,
@@ -634,6 +640,17 @@ class Engine:
             prompt_tools=self._prompt_tools,
             context=context,
         )
+
+    async def _attachments(self, chat: str, bot: Bot, route: Route, text: str) -> list[Any]:
+        """The files a person's message mentions (``@path``), read now; see attachments/."""
+        return await attachments_for(
+            text, self.settings, self.scope_for(bot), route,
+            lambda permission: self._approve(
+                chat, "attach", {"path": permission.subject}, permission, bot.name
+            ),
+            self._keyring_lookup,
+            lambda line: self.events.publish(Notice(chat, "warning", line)),
+        )  # fmt: skip
 
     def scope_for(self, bot: Bot) -> ToolScope:
         """The tool scope of a bot: its own workspace when it has one."""
