@@ -23,7 +23,9 @@ def png_bytes(shade: int = 0) -> bytes:
 
     header = struct.pack(">IIBBBBB", 1, 1, 8, 0, 0, 0, 0)
     pixels = zlib.compress(bytes([0, shade]))
-    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", pixels) + chunk(b"IEND", b"")
+    return (
+        b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", pixels) + chunk(b"IEND", b"")
+    )
 
 
 def vision_engine(server: ScriptedServer, **overrides: Any) -> Engine:

@@ -85,9 +85,7 @@ async def test_a_failed_transcription_is_a_clear_refusal(server: ScriptedServer)
 
 async def test_an_audio_file_over_its_cap_is_not_uploaded(server: ScriptedServer) -> None:
     write(Path("long.m4a"), b"\x00\x00\x00\x18ftypM4A " + bytes(4096))
-    engine = make_engine(
-        server, transcription__provider="local", attachments__max_audio_bytes=1024
-    )
+    engine = make_engine(server, transcription__provider="local", attachments__max_audio_bytes=1024)
     try:
         outcome = await ask(engine, engine.new_chat().id, "listen to @long.m4a")
     finally:

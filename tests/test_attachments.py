@@ -16,8 +16,8 @@ from attach_helpers import chat_requests, png_bytes, stored_user, vision_engine,
 from engine_helpers import Recorder, ask, make_engine, sent_messages
 from scripted_server import ScriptedServer, text
 
-from tuibot.events import ApprovalRequested, Notice
 from tuibot.approvals import Decision
+from tuibot.events import ApprovalRequested, Notice
 
 
 def user_content(server: ScriptedServer) -> object:
@@ -37,7 +37,9 @@ async def test_a_text_file_goes_in_as_a_fenced_block_with_its_name(server: Scrip
     assert outcome.status == "completed"
     content = user_content(server)
     assert isinstance(content, str)
-    assert content.startswith("what is on @notes/todo.md?\n\nAttached file notes/todo.md:\n````md\n")
+    assert content.startswith(
+        "what is on @notes/todo.md?\n\nAttached file notes/todo.md:\n````md\n"
+    )
     assert "- buy milk\n- ``` fences inside\n````" in content  # the fence outgrows the file's
     stored = stored_user(engine, chat)[-1]
     assert stored["content"] == "what is on @notes/todo.md?"  # the chat keeps what was typed
@@ -59,7 +61,7 @@ async def test_the_file_is_read_when_the_message_is_sent_and_kept(server: Script
         await ask(engine, chat, "and now?")
     finally:
         await engine.close()
-    replayed = [m for m in sent_messages(server) if m["role"] == "user"][0]["content"]
+    replayed = next(m for m in sent_messages(server) if m["role"] == "user")["content"]
     assert "first version" in replayed and "second version" not in replayed
 
 
@@ -111,7 +113,7 @@ async def test_a_changed_or_missing_image_is_told_to_the_model_on_replay(
     finally:
         await engine.close()
     assert outcome.status == "completed"
-    replayed = [m for m in sent_messages(server) if m["role"] == "user"][0]["content"]
+    replayed = next(m for m in sent_messages(server) if m["role"] == "user")["content"]
     assert isinstance(replayed, str)  # no image is left to send
     assert "the image photo.png has changed since it was attached" in replayed
     assert "the image chart.png attached earlier cannot be shown" in replayed
@@ -162,7 +164,7 @@ async def test_a_replayed_image_to_a_model_without_vision_becomes_a_note(
     finally:
         await engine.close()
     assert outcome.status == "completed"
-    replayed = [m for m in sent_messages(server) if m["role"] == "user"][0]["content"]
+    replayed = next(m for m in sent_messages(server) if m["role"] == "user")["content"]
     assert "the image photo.png is not shown: model 'test-model' takes no images" in replayed
 
 
@@ -272,9 +274,11 @@ async def test_an_allowed_secret_file_is_attached(server: ScriptedServer) -> Non
     server.enqueue(text("ok"))
     engine = make_engine(server)
     engine.events.listen(
-        lambda e: engine.decide(e.request_id, Decision(True))
-        if isinstance(e, ApprovalRequested)
-        else None
+        lambda e: (
+            engine.decide(e.request_id, Decision(True))
+            if isinstance(e, ApprovalRequested)
+            else None
+        )
     )
     try:
         outcome = await ask(engine, engine.new_chat().id, "check @.env")
