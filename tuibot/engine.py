@@ -26,6 +26,7 @@ from tuibot.agent.repeats import RepeatGuard
 from tuibot.agent.tokens import TokenCounter
 from tuibot.approvals import ApprovalQueue, Decision
 from tuibot.attachments import AttachmentError
+from tuibot.attachments.chips import chip_labels
 from tuibot.attachments.sending import attachments_for
 from tuibot.bots import Bot, BotDirectory
 from tuibot.delegation.journal import DelegationJournal
@@ -595,8 +596,11 @@ class Engine:
             lambda upto, summary, facts: self.chats.add_compaction(chat, upto, summary, **facts),
         )
         history = [*loaded.messages[context.offset :], user]
+        chips = chip_labels(user.get("attachments", ()))
         self.events.publish(
-            TurnStarted(chat, turn_id, bot.name, route.model, input=text, notice=notice)
+            TurnStarted(
+                chat, turn_id, bot.name, route.model, input=text, notice=notice, attachments=chips
+            )
         )
         skills = tuple(self.skills.current())
         scope = replace(
