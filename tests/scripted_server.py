@@ -26,6 +26,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import urlsplit
 
+from scripted_forms import parse_form
 from scripted_replies import (
     REASONING_FIELDS,
     TOOL_CALL_MODES,
@@ -134,6 +135,8 @@ class _Handler(BaseHTTPRequestHandler):
         )
         if path in scripted.routes:  # a server's own endpoints (window probes: /props …)
             self._send_json(200, scripted.routes[path])
+        elif self.command == "POST" and path == "/v1/audio/transcriptions":
+            self._transcribe(raw_body, headers)
         elif self.command == "GET" and path == "/v1/models":
             self._send_json(200, scripted._models_payload())
         elif self.command == "POST" and path == "/v1/chat/completions":
@@ -151,6 +154,20 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             message = f"scripted server: no route for {self.command} {path}"
             self._send_json(404, error(404, message=message).error_body)
+
+    def _transcribe(self, raw_body: bytes, headers: dict[str, str]) -> None:
+        """Answer a transcription with the next queued transcript (or an error reply)."""
+        scripted = self.server.scripted
+        form = parse_form(headers.get("content-type", ""), raw_body)
+        scripted._record(RecordedRequest("/v1/audio/transcriptions/form", headers, form))
+        with scripted._cond:
+            answer = scripted.transcripts.popleft() if scripted.transcripts else None
+        if isinstance(answer, Reply):
+            self._send_json(answer.status, answer.error_body, answer.headers)
+        elif answer is None:
+            self._send_json(500, {"error": {"message": "scripted server: no transcript queued"}})
+        else:
+            self._send_json(200, {"text": answer})
 
     def _read_body(self) -> bytes:
         if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
@@ -261,6 +278,9 @@ class ScriptedServer:
         self.responder: Callable[[dict[str, Any]], Reply] | None = None
         """Answers a request when no reply is queued, from its body: for concurrent work,
         where the order requests arrive in is not fixed."""
+        self.transcripts: deque[str | Reply] = deque()
+        """What ``POST /v1/audio/transcriptions`` answers, oldest first (an ``error`` reply
+        answers with that error); its form is recorded under ``…/transcriptions/form``."""
         self.routes: dict[str, Any] = {}
         """Extra paths answered with a fixed JSON body (``/props``, ``/api/show`` …)."""
         self._cond = threading.Condition()

@@ -95,6 +95,8 @@ def test_as_dict_is_plain_and_leaves_out_derived_names() -> None:
         "logging",
         "tui",
         "mcp",
+        "attachments",
+        "transcription",
     }
     assert "name" not in data["providers"]["local"]
     assert data["agent"]["params"] == {}
@@ -630,3 +632,8 @@ def test_a_new_section_needs_only_a_dataclass_field(tmp_path: Path) -> None:
         Builder(layers.origins, layers.default).build(ToyRoot, layers.tree)
     with pytest.raises(ConfigError, match=r'unknown key "ui\.them"'):
         Layers.from_file(ToyRoot, {"ui": {"them": "x"}}, config, tmp_path)
+
+
+def test_transcription_must_name_a_defined_provider() -> None:
+    with pytest.raises(ConfigError, match=r"transcription\.provider"):
+        load(overrides={"transcription.provider": ("nowhere", "test")})

@@ -18,12 +18,13 @@ import asyncio
 import contextlib
 import json
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TextIO
 
 from tuibot.agent.calls import summarize_arguments
 from tuibot.approvals import Decision, Scope
+from tuibot.attachments.mentions import mention_for
 from tuibot.commands.output import silence
 from tuibot.delegation.tree_limits import RootLimits
 from tuibot.engine import Engine
@@ -93,6 +94,12 @@ def build_prompt(argument: str | None, stdin: TextIO) -> str:
     return "\n\n".join(parts)
 
 
+def with_attachments(prompt: str, files: Sequence[str]) -> str:
+    """The prompt with an ``@"FILE"`` mention per ``--attach`` (read when it is sent)."""
+    mentions = " ".join(mention_for(path) for path in files)
+    return f"{prompt}\n\n{mentions}" if prompt.strip() and mentions else prompt or mentions
+
+
 def exit_code(outcome: TurnFinished | CommandOutput) -> int:
     """The process exit code for how the turn ended."""
     if isinstance(outcome, CommandOutput):
@@ -103,7 +110,7 @@ def exit_code(outcome: TurnFinished | CommandOutput) -> int:
         return EXIT_INTERRUPTED
     if outcome.error_kind in ("unreachable", "rejected"):
         return EXIT_MODEL
-    if outcome.error_kind in ("config", "busy"):
+    if outcome.error_kind in ("config", "busy", "attachment"):
         return EXIT_USAGE
     return EXIT_FAILED
 

@@ -16,6 +16,8 @@ from tuibot.agent.context import build_system_prompt
 from tuibot.agent.loop import Turn
 from tuibot.agent.prepare import CompactTarget, TurnContext, compact_now, context_for
 from tuibot.agent.repeats import RepeatGuard
+from tuibot.attachments.chips import chip_labels
+from tuibot.attachments.sending import attachments_for
 from tuibot.delegation.tools import BUILTIN_TOOLS
 from tuibot.events import Notice, TurnStarted
 from tuibot.paths import config_home
@@ -32,6 +34,7 @@ if TYPE_CHECKING:
     from tuibot.engine_memory import MemoryKeeper
     from tuibot.engine_providers import Providers
     from tuibot.events import EventStream
+    from tuibot.llm.select import Route
     from tuibot.settings import Settings
     from tuibot.skills.catalog import SkillCatalog
     from tuibot.store.chat_lock import ChatLocks
@@ -101,11 +104,16 @@ class TurnBuilder:
         user: ChatMessage = {"role": "user", "content": text, "turn": turn_id}
         if notice:
             user["notice"] = True
+        elif refs := await self._attachments(chat, bot, route, text):  # may refuse: unsaved
+            user["attachments"] = [dict(ref) for ref in refs]
         host.chats.append(chat, [user])  # durable before the model is called
         context = self._context(chat, loaded)
         history = [*loaded.messages[context.offset :], user]
+        chips = chip_labels(user.get("attachments", ()))
         host.events.publish(
-            TurnStarted(chat, turn_id, bot.name, route.model, input=text, notice=notice)
+            TurnStarted(
+                chat, turn_id, bot.name, route.model, input=text, notice=notice, attachments=chips
+            )
         )
         skills = tuple(host.skills.current())
         scope = replace(
@@ -160,6 +168,18 @@ class TurnBuilder:
             host.settings.agent,
             lambda upto, summary, facts: host.chats.add_compaction(chat, upto, summary, **facts),
         )
+
+    async def _attachments(self, chat: str, bot: Bot, route: Route, text: str) -> list[Any]:
+        """The files a person's message mentions (``@path``), read now; see attachments/."""
+        host = self._host
+        return await attachments_for(
+            text, host.settings, self.scope_for(bot), route,
+            lambda permission: self.approve(
+                chat, "attach", {"path": permission.subject}, permission, bot.name
+            ),
+            host.providers.key_for,
+            lambda line: host.events.publish(Notice(chat, "warning", line)),
+        )  # fmt: skip
 
     def scope_for(self, bot: Bot) -> ToolScope:
         """The tool scope of a bot: its own workspace when it has one."""

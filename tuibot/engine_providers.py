@@ -46,6 +46,10 @@ class Providers:
         )
         """Each model's context window, cached on disk (see docs/context.md)."""
 
+    def key_for(self, provider: ProviderSettings) -> str | None:
+        """The provider's API key (env var or keyring), for calls made outside a client."""
+        return self._key_lookup(provider)
+
     def route_for(self, model: str, provider: str | None = None) -> Route:
         """The provider for ``model`` (raises ConfigError with the keyring's complaint).
 

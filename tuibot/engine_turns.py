@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from tuibot.agent.loop import Turn, run_turn
+from tuibot.attachments import AttachmentError
 from tuibot.engine_prepare import TurnBuilder, redacted
 from tuibot.events import CommandOutput, Notice, TurnFinished
 from tuibot.settings import ConfigError
@@ -235,6 +236,8 @@ class TurnRunner:
             raise
         except ConfigError as error:
             result = self._failure(chat, turn_id, str(error), "config")
+        except AttachmentError as error:  # nothing was stored: the input can be sent again
+            result = self._failure(chat, turn_id, str(error), "attachment")
         except StorageError as error:
             result = self._failure(chat, turn_id, str(error), None)
         except Exception as error:  # a bug must not kill the engine: log, tell, go on

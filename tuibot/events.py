@@ -57,6 +57,8 @@ class TurnStarted(Event):
     """The input the turn answers (the user's message or a notice), for task titles."""
     notice: bool = False
     """The input is tuibot's own message (a task, a delegation's result), not a person's."""
+    attachments: tuple[str, ...] = ()
+    """A chip label per file attached to the input (``📎 notes.md · text · 2 KiB``)."""
 
 
 @dataclass(frozen=True)

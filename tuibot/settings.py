@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tuibot.project_config import ProjectFile, choose_config
+from tuibot.settings_attach import AttachmentSettings, TranscriptionSettings
 from tuibot.settings_layers import Layers, edit_document
 from tuibot.settings_mcp import McpSettings, check_servers
 
@@ -107,6 +108,11 @@ class ProviderSettings:
     )
     """Windows per model (``{"qwen2.5:7b" = 32768}``) for a provider serving several; they
     win over ``context_window``."""
+    vision: bool = False
+    """Every model of this provider takes images (attached ``@photo.png``)."""
+    vision_models: list[str] = field(default_factory=list)
+    """Models that take images when ``vision`` is false: names or patterns
+    (``["llava*", "qwen2.5vl:*"]``); see docs/attachments.md."""
 
     def routing_prefixes(self) -> list[str]:
         """The model prefixes that pick this provider (its name when none are set)."""
@@ -324,6 +330,10 @@ class Settings:
     """The application log (``tuibot config path`` shows where it is)."""
     mcp: McpSettings = field(default_factory=McpSettings)
     """MCP servers whose tools the model may call (see docs/mcp.md)."""
+    attachments: AttachmentSettings = field(default_factory=AttachmentSettings)
+    """Size caps for files attached with ``@path`` (see docs/attachments.md)."""
+    transcription: TranscriptionSettings = field(default_factory=TranscriptionSettings)
+    """Where audio attachments are transcribed (see docs/attachments.md)."""
     files: list[Path] = field(default_factory=list, metadata=META)
     """Config files in use (none or one today)."""
     config_dir: Path = field(default_factory=Path.cwd, metadata=META)
@@ -430,6 +440,7 @@ def _check(settings: Settings, layers: Layers) -> None:
         raise ConfigError(f"{label}no provider is defined; add a [providers.<name>] table")
     wanted = {"agent.provider": settings.agent.provider}
     wanted.update({f"bots.{b.name}.provider": b.provider for b in settings.bots.values()})
+    wanted["transcription.provider"] = settings.transcription.provider
     for key, name in wanted.items():
         if name and name not in settings.providers:
             origin = layers.origins.get(key, layers.default)

@@ -22,6 +22,7 @@ from tuibot.agent.prepare import (
     overflowed,
     prepare,
 )
+from tuibot.attachments.request import resolve_images, takes_images
 from tuibot.events import Notice, ReasoningDelta, TextDelta, Usage
 from tuibot.llm.caching import apply_cache_control
 from tuibot.llm.errors import ModelError
@@ -89,6 +90,8 @@ async def _request(turn: Turn, prompted: bool) -> tuple[list[dict[str, Any]], li
         messages = for_model(turn.system_prompt, turn.history, turn.history_limit, placeholder)
     else:
         messages = (await prepare(turn, tools, placeholder)).messages
+    vision = takes_images(provider.vision, provider.vision_models, turn.route.model)
+    messages = resolve_images(messages, turn.scope.workspace, vision, turn.route.model)
     if prompted:
         messages, tools = tools_in_prompt(messages, tools), []
     if provider.prompt_caching:

@@ -37,6 +37,13 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument(
         "--bot", metavar="NAME", help="start the chat pinned to this bot (no routing)"
     )
+    parser.add_argument(
+        "--attach",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="attach a file in the workspace (text, image, audio); repeatable",
+    )
     add_provider_options(parser)
     parser.add_argument("--json", action="store_true", help="write JSON Lines events to stdout")
     parser.add_argument(
@@ -156,10 +163,15 @@ def run(args: argparse.Namespace) -> int:
     """Load settings, build the engine, run the turn."""
     import asyncio
 
-    from tuibot.ask import EXIT_USAGE, AskOptions, build_prompt
+    from tuibot.ask import EXIT_USAGE, AskOptions, build_prompt, with_attachments
     from tuibot.settings import ConfigError, load_settings
 
     prompt = build_prompt(args.prompt, sys.stdin)
+    try:
+        prompt = with_attachments(prompt, args.attach)
+    except ValueError as error:
+        print(f"tuibot: {error}", file=sys.stderr)
+        return EXIT_USAGE
     if not prompt.strip():
         print("tuibot: nothing to ask: give a PROMPT or pipe text on stdin", file=sys.stderr)
         return EXIT_USAGE

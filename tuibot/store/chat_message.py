@@ -41,3 +41,7 @@ class ChatMessage(TypedDict, total=False):
     """The bot that answered (in chats that route between bots)."""
     notice: bool
     """A message from tuibot itself (a delegation result, a cancel note), not a person."""
+    attachments: list[dict[str, Any]]
+    """On a user message: the files attached to it, as references
+    (:class:`tuibot.attachments.refs.AttachmentRef`); ``sanitize`` turns them into what
+    the model receives."""

@@ -243,6 +243,7 @@ class TuibotApp(
         for pane in self.event_panes():
             pane.load(engine)
         self.composer.set_commands(self.command_names())
+        self.composer.workspace = self.settings.workspace_path()  # @path completion
         if self.current_chat is not None:
             from tuibot.store.chats import ChatNotFound
 

@@ -74,6 +74,18 @@ class CommandCompletion(OptionList, can_focus=False):
         self.add_class("-open")
         return True
 
+    def show_options(self, found: list[tuple[str, str]]) -> bool:
+        """Open with exactly ``found`` (``(name, help)``; close when empty); True when open."""
+        if not found:
+            self.close()
+            return False
+        names = [name for name, _ in found]
+        if [option.id for option in self.options] != names:
+            self.set_options(Option(_prompt(name, help), id=name) for name, help in found)
+            self.highlighted = 0
+        self.add_class("-open")
+        return True
+
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
         if event.option.id is not None:

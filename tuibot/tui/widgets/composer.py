@@ -1,4 +1,4 @@
-"""Where the person types: multi-line, Enter sends, `/` commands complete, ↑ recalls.
+"""Where the person types: multi-line, Enter sends, `/` commands and `@paths` complete, ↑ recalls.
 
 The composer is a :class:`~textual.widgets.TextArea` that grows with its text (the app's
 CSS caps its height). Two helpers sit just above it, mounted beside it in its parent on
@@ -10,7 +10,7 @@ composer never calls the engine; it posts :class:`Composer.Submitted` and
 |---|---|---|
 | enter | ``composer_send`` | send (or complete the highlighted `/` command) |
 | ctrl+j, shift+enter, alt+enter | ``composer_newline`` | a new line (terminals differ) |
-| tab | ``composer_complete`` | complete the highlighted `/` command (else: next pane) |
+| tab | ``composer_complete`` | complete the highlighted `/` command or `@path` (else: next pane) |
 | escape | ``composer_escape`` | close the list, else stop the turn (twice: its delegations) |
 | up / down | (TextArea's) | move in the list; at the first / last line walk the history |
 """
@@ -30,6 +30,7 @@ from textual.widgets import Static, TextArea
 
 from tuibot.tui.history import HISTORY_FILE, InputHistory
 from tuibot.tui.widgets.completion import CommandCompletion
+from tuibot.tui.widgets.path_completion import candidates, mention_text, path_word
 
 PLACEHOLDER = "Message… (Enter sends, ctrl+j newline, / commands, ↑ history)"
 """Shown while the composer is empty: the keys that are not obvious."""
@@ -106,6 +107,10 @@ class Composer(TextArea):
         """Earlier inputs; persisted once the app's data folder is known (on mount)."""
         self._dismissed: str | None = None
         """The text for which Esc closed the list (it stays closed until the text changes)."""
+        self.workspace: Path | None = None
+        """Where ``@path`` completes from (set by the app); None: no path completion."""
+        self._path_word: int | None = None
+        """While the list offers paths: the length of the ``@word`` before the cursor."""
 
     def on_mount(self) -> None:
         paths = getattr(self.app, "paths", None)
@@ -208,6 +213,9 @@ class Composer(TextArea):
         self.move_cursor(self.document.end)
 
     def _complete(self, name: str) -> None:
+        if self._path_word is not None:
+            self._complete_path(name)
+            return
         self.load_text(f"{name} ")
         self.move_cursor(self.document.end)
         self.completion.close()
@@ -225,7 +233,28 @@ class Composer(TextArea):
             self._dismissed = None
         typing_command = text.startswith("/") and not any(c.isspace() for c in text)
         recalled = self.inputs.walking and text == self.inputs.shown
+        self._path_word = None
         if typing_command and self._dismissed is None and not recalled:
             self.completion.show_for(text)
-        else:
+        elif not (self._dismissed is None and not recalled and self._offer_paths()):
             self.completion.close()
+
+    def _offer_paths(self) -> bool:
+        """Open the list with workspace paths while an ``@path`` is typed at the cursor."""
+        if self.workspace is None or self.selection.start != self.selection.end:
+            return False
+        before = self.document.get_text_range((0, 0), self.cursor_location)
+        word = path_word(before)
+        if word is None:
+            return False
+        found = [c for c in candidates(self.workspace, word[1]) if c[0] != word[1]]
+        self._path_word = word[0] if found else None
+        return self.completion.show_options(found)
+
+    def _complete_path(self, path: str) -> None:
+        """Put ``path`` in place of the ``@word`` before the cursor (a space after a file)."""
+        row, column = self.cursor_location
+        start = (row, column - (self._path_word or 0))
+        tail = "" if path.endswith("/") else " "
+        self.replace(mention_text(path) + tail, start, self.cursor_location)
+        self.focus()

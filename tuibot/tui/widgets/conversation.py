@@ -44,6 +44,7 @@ from tuibot.tui.widgets.blocks import (
     UserMessage,
     interrupted_mark,
 )
+from tuibot.tui.widgets.chips import AttachmentChips
 from tuibot.tui.widgets.follow_hint import FollowEnd, NewMessagesHint
 from tuibot.tui.widgets.history import ROUND_LIMIT_MARK, entries_of, stored_of_turn
 from tuibot.tui.widgets.history_lines import HistoryLines
@@ -226,6 +227,8 @@ class Conversation(FollowEnd, VerticalScroll):
             self._echoed.remove(event.input)
         elif event.input:
             self._add(UserMessage(event.input))
+        if event.attachments:
+            self._add(AttachmentChips(event.attachments))
 
     def _turn_finished(self, event: TurnFinished) -> None:
         self._end_segment()

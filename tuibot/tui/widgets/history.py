@@ -13,6 +13,7 @@ from typing import Any
 
 from textual.widget import Widget
 
+from tuibot.attachments.chips import chip_labels
 from tuibot.store.chat_message import ChatMessage
 from tuibot.tui.widgets.answer import AnswerView
 from tuibot.tui.widgets.blocks import (
@@ -22,6 +23,7 @@ from tuibot.tui.widgets.blocks import (
     UserMessage,
     interrupted_mark,
 )
+from tuibot.tui.widgets.chips import AttachmentChips
 from tuibot.tui.widgets.tool_call import RESULT_CHARS, ToolCallRow
 
 ROUND_LIMIT_MARK = "⚠ stopped at the round limit for one turn"
@@ -32,7 +34,8 @@ class Entry:
     """One block of a stored chat, not yet a widget."""
 
     kind: str
-    """user, notice, reasoning, answer, tool or mark."""
+    """user, notice, attachments (chips under a user's message), reasoning, answer, tool
+    or mark."""
     text: str = ""
     call_id: str = ""
     name: str = ""
@@ -125,6 +128,8 @@ def entries_of(messages: Sequence[ChatMessage]) -> list[Entry]:
         if role == "user":
             kind = "notice" if message.get("notice") else "user"
             entries.append(Entry(kind, text_of(message.get("content"))))
+            if labels := chip_labels(message.get("attachments") or ()):
+                entries.append(Entry("attachments", "\n".join(labels)))  # one line each
         elif role == "assistant":
             entries.extend(_assistant(message, results))
     return entries
@@ -136,6 +141,8 @@ def build(entry: Entry, *, reasoning: bool, tool_output: bool) -> Widget:
         return UserMessage(entry.text)
     if entry.kind == "notice":
         return NoticeBlock(entry.text)
+    if entry.kind == "attachments":
+        return AttachmentChips(entry.text.split("\n"))
     if entry.kind == "reasoning":
         return ReasoningBlock(entry.text, expanded=reasoning)
     if entry.kind == "answer":
@@ -173,6 +180,8 @@ def estimate_rows(entry: Entry, width: int, *, expanded: bool) -> int:
     if entry.kind in ("user", "notice"):
         frame = 2 if entry.kind == "notice" else 0
         return round(1.5 + frame + len(text) / inner + 1.5 * text.count("\n\n"))
+    if entry.kind == "attachments":
+        return 1
     if not expanded or entry.kind == "mark":
         return 2
     if entry.kind == "reasoning":
