@@ -43,8 +43,6 @@ from tuibot.events import (
     TurnStarted,
 )
 from tuibot.grants import GrantStore
-from tuibot.jobs.book import JobBook
-from tuibot.jobs.store import JobStore
 from tuibot.llm.parts import ModelClient
 from tuibot.llm.select import Route, make_client, needs_key, select_route
 from tuibot.llm.windows import WindowBook
@@ -66,6 +64,7 @@ from tuibot.toolkit.scope import ToolScope
 
 if TYPE_CHECKING:
     from tuibot.instance import Holder, InstanceLock
+    from tuibot.jobs.book import JobBook
     from tuibot.jobs.schedule import Clock
     from tuibot.jobs.work import ScheduledWork
 
@@ -149,7 +148,7 @@ class Engine:
             on_change=lambda task: self.events.publish(TaskChanged(task.chat, task.to_json())),
         )
         self._tasks_loaded = False
-        self.events.listen(self._track_task)
+        self.events.listen(self._track_task, deltas=False)  # nothing for it per token
         try:
             self._journal_problems: list[Any] = self.delegations.journal.load()
         except StorageError as error:  # reported with the tools' notices; writes will fail
@@ -175,12 +174,27 @@ class Engine:
         self._background: set[asyncio.Task[None]] = set()
         """Consolidations running after their turns; cancelled on close."""
         self._consolidating: set[str] = set()
-        self.jobs = JobBook(
-            JobStore(self.paths.jobs), self.bots, settings.jobs, chat_exists=self.chats.exists
-        )
-        """Scheduled jobs: every process edits them; only :meth:`start_jobs` runs them."""
+        self._jobs: JobBook | None = None
         self.scheduled: ScheduledWork | None = None
         self._instance: InstanceLock | None = None
+
+    @property
+    def jobs(self) -> JobBook:
+        """Scheduled jobs: every process edits them; only :meth:`start_jobs` runs them.
+
+        Made on first use, so a run that never schedules (a plain ``ask``) never imports them.
+        """
+        if self._jobs is None:
+            from tuibot.jobs.book import JobBook
+            from tuibot.jobs.store import JobStore
+
+            self._jobs = JobBook(
+                JobStore(self.paths.jobs),
+                self.bots,
+                self.settings.jobs,
+                chat_exists=self.chats.exists,
+            )
+        return self._jobs
 
     # -- lifecycle -------------------------------------------------------------------
 
@@ -651,11 +665,11 @@ class Engine:
         that gave the work — never through the router. Bots that bots created take work
         from bots only; people's messages are routed among the configured ones.
         """
-        from tuibot.agent.router import choose_bot, last_bot
-
         known = self.bots.get(meta.bot)
         candidates = [b for b in self.bots.all() if b.source != "created"]
         if notice and not meta.pinned and meta.kind == "direct":
+            from tuibot.agent.router import last_bot
+
             giver = self.bots.get(last_bot(history) or "") or known
             if giver is not None:
                 return giver
@@ -663,6 +677,8 @@ class Engine:
             if known is None:
                 raise ConfigError(f"chat {meta.id} belongs to bot {meta.bot!r}, which is gone")
             return known
+
+        from tuibot.agent.router import choose_bot  # only with bots to choose between
 
         default = self.bots.default
         route = self.route_for(default.model, default.provider)
@@ -696,9 +712,15 @@ class Engine:
             self.events.publish(Notice(chat, "warning", str(error)))
             return ""
 
-    def _maybe_consolidate(self, chat: str, bot: str) -> None:
-        """Start folding old messages into memory in the background, when it is due."""
-        if self.settings.agent.consolidate_after <= 0 or chat in self._consolidating:
+    def _maybe_consolidate(self, chat: str, bot: str, messages: int) -> None:
+        """Start folding old messages into memory in the background, when it may be due.
+
+        ``messages``: how many the chat holds now. No more than the threshold means not
+        due whatever was folded before, so the chat is not read again (nor the module
+        imported) after every short turn.
+        """
+        after = self.settings.agent.consolidate_after
+        if after <= 0 or messages <= after or chat in self._consolidating:
             return
         task = asyncio.get_running_loop().create_task(
             self._consolidate(chat, bot), name=f"{chat}: consolidate"
@@ -785,7 +807,8 @@ class Engine:
         }
         self.traces.write(_redacted(record))
         if result.status == "completed" and turn is not None:
-            self._maybe_consolidate(result.chat, turn.bot)
+            offset = turn.context.offset if turn.context else 0
+            self._maybe_consolidate(result.chat, turn.bot, offset + len(turn.history))
         self.delegations.turn_finished(result)
         if not future.done():
             future.set_result(result)
