@@ -165,3 +165,24 @@ def test_stopping_a_listener_that_skips_deltas_stops_it_for_everything() -> None
     assert got == []
     with pytest.raises(ValueError):
         stop()  # stopped twice is a bug in the caller, said loudly as before
+
+
+@pytest.mark.parametrize("name", ["reasoning_content", "reasoning"])
+def test_reasoning_is_read_from_a_real_sdk_chunk_without_attribute_misses(name: str) -> None:
+    """The fast path reads the SDK's unknown fields from ``__pydantic_extra__``."""
+    from openai.types.chat import ChatCompletionChunk
+
+    from tuibot.llm.parts import ReasoningPart, TextPart, parts_from_chunk
+
+    def chunk(delta: dict[str, object]) -> ChatCompletionChunk:
+        choice = {"index": 0, "delta": delta, "finish_reason": None}
+        body = {"id": "x", "object": "chat.completion.chunk", "created": 1, "model": "m"}
+        return ChatCompletionChunk.model_validate({**body, "choices": [choice]})
+
+    assert parts_from_chunk(chunk({"content": "hi", name: "think"})) == [
+        ReasoningPart("think"),
+        TextPart("hi"),
+    ]
+    assert parts_from_chunk(chunk({"content": "hi"})) == [TextPart("hi")]
+    with pytest.raises(ValueError, match="expected a string"):
+        parts_from_chunk(chunk({"content": "hi", name: 5}))
