@@ -20,12 +20,14 @@ ignore SIGTERM. Only the last 200 KB of output is kept (errors are at the end).
 from __future__ import annotations
 
 import re
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 from tuibot import Param, tool
 from tuibot.permissions import Permission, exec_permission
-from tuibot.toolkit.proctree import Outcome, run_shell
 from tuibot.toolkit.workspace import current_workspace
+
+if TYPE_CHECKING:  # psutil and the reaper load on the first command, not with the tool
+    from tuibot.toolkit.proctree import Outcome
 
 OUTPUT_LIMIT = 200 * 1024
 """Bytes of output kept: the tail, where errors and results usually are."""
@@ -97,6 +99,8 @@ async def exec(
             f"Error: refused: {reason} (a blocked pattern). This check is a speed bump, "
             "not a sandbox; ask the user to run such a command themselves."
         )
+    from tuibot.toolkit.proctree import run_shell
+
     tail = _Tail(OUTPUT_LIMIT)
     try:
         outcome = await run_shell(command, current_workspace(), timeout, tail.add)

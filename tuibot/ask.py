@@ -16,44 +16,36 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, TextIO
 
-from tuibot.agent.calls import summarize_arguments
 from tuibot.approvals import Decision, Scope
+from tuibot.ask_print import JsonPrinter, Printer, json_record
 from tuibot.attachments.mentions import mention_for
-from tuibot.commands.output import silence
 from tuibot.delegation.tree_limits import RootLimits
 from tuibot.engine import Engine
 from tuibot.events import (
-    ApprovalDecided,
     ApprovalRequested,
     ChatWaiting,
     CommandOutput,
-    DelegationChanged,
     Event,
     Notice,
-    ReasoningDelta,
-    TextDelta,
-    ToolFinished,
-    ToolStarted,
     TurnFinished,
 )
 from tuibot.masking import Masked, mask_event
 from tuibot.request_text import answer_choices, chosen_grant, request_lines
 from tuibot.slash import is_command
 from tuibot.toolkit.threads import run_in_daemon_thread
-from tuibot.visible import visible
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_MODEL, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 EXIT_STOPPED = 4
 """The work stopped at a limit, or on a human decision ``ask`` could not get."""
 LIMIT_KINDS = ("delegations.continue", "delegations.tree_limit")
 """Requests to go past a limit: ``--yes`` alone does not allow them."""
-DIM, RESET = "\x1b[2m", "\x1b[0m"
+__all__ = ["AskOptions", "JsonPrinter", "Printer", "json_record", "run_ask"]
+"""The printers live in :mod:`tuibot.ask_print`; their old import path keeps working."""
 
 
 @dataclass(frozen=True)
@@ -113,156 +105,6 @@ def exit_code(outcome: TurnFinished | CommandOutput) -> int:
     if outcome.error_kind in ("config", "busy", "attachment"):
         return EXIT_USAGE
     return EXIT_FAILED
-
-
-class Printer:
-    """Writes one chat's events for a person: answer to stdout, status to stderr."""
-
-    def __init__(
-        self, chat: str, out: TextIO, err: TextIO, in_tree: Callable[[str], bool] | None = None
-    ) -> None:
-        self.chat, self.out, self.err = chat, out, err
-        self.in_tree = in_tree or (lambda chat: False)
-        self.dim = err.isatty()
-        self._ended_line = True
-        self._broken = False
-
-    def __call__(self, event: Event) -> None:
-        if isinstance(event, DelegationChanged) and self.in_tree(event.chat):
-            self._delegation(event.record)
-            return
-        if event.chat not in (self.chat, ""):
-            return
-        try:
-            self._show(event)
-        except BrokenPipeError:
-            self._broken = silence(self.out)  # `| head` closed stdout: finish the turn quietly
-
-    def _show(self, event: Event) -> None:
-        if isinstance(event, TextDelta) and not self._broken:
-            self.out.write(event.delta)
-            self.out.flush()
-            self._ended_line = event.delta.endswith("\n")
-        elif isinstance(event, ReasoningDelta) and self.dim:
-            self.err.write(f"{DIM}{event.delta}{RESET}")
-            self.err.flush()
-        elif isinstance(event, ToolStarted):
-            self._status(f"→ {event.name}({summarize_arguments(event.arguments)})")
-        elif isinstance(event, ToolFinished):
-            mark = "✓" if event.ok else "✗"
-            first = event.output.strip().splitlines()[0][:120] if event.output.strip() else ""
-            first = visible(first, keep_newlines=False)  # a command's output may hold escapes
-            detail = f"{len(event.output)} chars" if event.ok else first
-            self._status(f"  {mark} {event.name} {event.duration_s * 1000:.0f} ms  {detail}")
-        elif isinstance(event, Notice) and event.level != "info":
-            self._status(f"tuibot: {event.level}: {visible(event.message)}")
-        elif isinstance(event, CommandOutput):
-            stream = self.out if event.ok else self.err
-            stream.write(event.text.rstrip("\n") + "\n")
-            stream.flush()
-        elif isinstance(event, TurnFinished) and not self._ended_line and not self._broken:
-            self.out.write("\n")
-            self.out.flush()
-
-    def _delegation(self, record: dict[str, Any]) -> None:
-        """One status line per change of delegated work: id, bot, status, why."""
-        pause = record.get("pause") or {}
-        why = f" ({pause.get('limit')} limit)" if record["status"] == "paused" else ""
-        self._status(f"  ↳ {record['id']} {record['bot']}: {record['status']}{why}")
-
-    def _status(self, line: str) -> None:
-        """A status line on stderr, starting on a fresh line."""
-        self.err.write(line + "\n")
-        self.err.flush()
-
-
-class JsonPrinter:
-    """Writes one chat's events as JSON Lines, one object per event, each with a type."""
-
-    def __init__(
-        self, chat: str, out: TextIO, in_tree: Callable[[str], bool] | None = None
-    ) -> None:
-        self.chat, self.out = chat, out
-        self.in_tree = in_tree or (lambda chat: False)
-        self._broken = False
-
-    def __call__(self, event: Event) -> None:
-        if self._broken:
-            return
-        mine = event.chat in (self.chat, "")
-        if not mine and not (isinstance(event, DelegationChanged) and self.in_tree(event.chat)):
-            return
-        record = json_record(event)
-        if record is not None:
-            try:
-                self.out.write(json.dumps(record, ensure_ascii=False) + "\n")
-                self.out.flush()
-            except BrokenPipeError:
-                self._broken = silence(self.out)
-
-
-def json_record(event: Event) -> dict[str, Any] | None:
-    """The ``--json`` form of an event (None for events ``ask`` does not report)."""
-    if isinstance(event, TextDelta):
-        return {"type": "text", "delta": event.delta}
-    if isinstance(event, ReasoningDelta):
-        return {"type": "reasoning", "delta": event.delta}
-    if isinstance(event, ToolStarted):
-        return {
-            "type": "tool_call",
-            "id": event.call_id,
-            "name": event.name,
-            "arguments": event.arguments,
-        }
-    if isinstance(event, ToolFinished):
-        return {
-            "type": "tool_result",
-            "id": event.call_id,
-            "name": event.name,
-            "ok": event.ok,
-            "output": event.output,
-            "duration_s": round(event.duration_s, 4),
-        }
-    if isinstance(event, Notice):
-        return {"type": "notice", "level": event.level, "message": event.message}
-    if isinstance(event, ApprovalRequested):
-        return {
-            "type": "approval",
-            "id": event.request_id,
-            "kind": event.kind,
-            "summary": event.summary,
-            "details": event.details,
-        }
-    if isinstance(event, ApprovalDecided):
-        return {
-            "type": "approval_decided",
-            "id": event.request_id,
-            "allowed": event.allowed,
-            "reason": event.reason,
-        }
-    if isinstance(event, DelegationChanged):
-        return {"type": "delegation", "record": event.record}
-    if isinstance(event, CommandOutput):
-        return {"type": "command", "command": event.command, "ok": event.ok, "text": event.text}
-    if isinstance(event, TurnFinished):
-        if event.status == "completed":
-            return {
-                "type": "done",
-                "chat": event.chat,
-                "text": event.text,
-                "usage": event.usage.as_dict(),
-                "context": event.context,
-            }
-        return {
-            "type": "error",
-            "chat": event.chat,
-            "status": event.status,
-            "message": event.error or event.status,
-            "kind": event.error_kind,
-            "text": event.text,
-            "usage": event.usage.as_dict(),
-        }
-    return None
 
 
 class Approver:
@@ -363,7 +205,24 @@ def _prompt(question: str, letter: bool = True) -> str:
 
 async def run_ask(engine: Engine, options: AskOptions, out: TextIO, err: TextIO) -> int:
     """Run one input in a chat, wait for the work it gave, report it; returns the exit code."""
-    existing = bool(options.chat or options.resume)
+    chat = _open_chat(engine, options, err)
+    manager = engine.delegations
+    root = manager.root_chat(chat) if chat else chat
+    """The person's chat at the top: a task chat's requests are asked there."""
+
+    def in_tree(other: str) -> bool:
+        return bool(chat) and manager.root_chat(other) == root
+
+    printer = JsonPrinter(chat, out, in_tree) if options.json else Printer(chat, out, err, in_tree)
+    engine.events.listen(Masked(printer))  # known secrets never printed, as in the chat file
+    try:
+        return await _answer(engine, options, chat, root, err)
+    finally:
+        printer.flush()  # the text of the last tick, whatever ended the run
+
+
+def _open_chat(engine: Engine, options: AskOptions, err: TextIO) -> str:
+    """The chat the input goes to: named, the latest, none for a command, or a new one."""
     if options.chat:
         chat = engine.chats.resolve(options.chat)
     elif options.resume:
@@ -374,18 +233,21 @@ async def run_ask(engine: Engine, options: AskOptions, out: TextIO, err: TextIO)
         chat = engine.new_chat(bot=options.bot).id
         err.write(f"tuibot: chat {chat}\n")
         err.flush()
+    return chat
+
+
+async def _answer(engine: Engine, options: AskOptions, chat: str, root: str, err: TextIO) -> int:
+    """The run itself, once its printer listens: the turn, the work it gave, the exit code.
+
+    The other listeners have nothing to do per token, so they skip the deltas.
+    """
+    existing = bool(options.chat or options.resume)
     manager = engine.delegations
-    root = manager.root_chat(chat) if chat else chat
-    """The person's chat at the top: a task chat's requests are asked there."""
-
-    def in_tree(other: str) -> bool:
-        return bool(chat) and manager.root_chat(other) == root
-
-    printer = JsonPrinter(chat, out, in_tree) if options.json else Printer(chat, out, err, in_tree)
-    engine.events.listen(Masked(printer))  # known secrets never printed, as in the chat file
     engine.chat_locks.wait = options.wait
     if options.json:  # the JSON stream has the notice; a person watching stderr sees it too
-        engine.events.listen(lambda e: _waiting_on(err, e) if e.chat == chat else None)
+        engine.events.listen(
+            lambda e: _waiting_on(err, e) if e.chat == chat else None, deltas=False
+        )
     approver = Approver(
         engine,
         root,
@@ -393,12 +255,13 @@ async def run_ask(engine: Engine, options: AskOptions, out: TextIO, err: TextIO)
         interactive=sys.stdin.isatty() and err.isatty(),
         continue_at_limits=options.continue_at_limits,
     )
-    engine.events.listen(lambda event: approver(mask_event(event)))  # its prompt is printed
+    engine.events.listen(lambda event: approver(mask_event(event)), deltas=False)  # printed
     last: list[TurnFinished] = []
     engine.events.listen(
         lambda event: (
             last.append(event) if isinstance(event, TurnFinished) and event.chat == chat else None
-        )
+        ),
+        deltas=False,
     )
     stopped: list[str] = []
 

@@ -39,8 +39,6 @@ from tuibot.events import (
     TurnFinished,
 )
 from tuibot.grants import GrantStore
-from tuibot.jobs.book import JobBook
-from tuibot.jobs.store import JobStore
 from tuibot.llm.parts import ModelClient
 from tuibot.llm.select import Route
 from tuibot.memory import MemoryStore
@@ -58,6 +56,7 @@ from tuibot.toolkit.registry import ToolRegistry
 
 if TYPE_CHECKING:
     from tuibot.instance import Holder, InstanceLock
+    from tuibot.jobs.book import JobBook
     from tuibot.jobs.schedule import Clock
     from tuibot.jobs.work import ScheduledWork
 
@@ -106,7 +105,7 @@ class Engine:
             on_change=lambda task: self.events.publish(TaskChanged(task.chat, task.to_json())),
         )
         self._tasks_loaded = False
-        self.events.listen(self._track_task)
+        self.events.listen(self._track_task, deltas=False)  # nothing for it per token
         try:
             self._journal_problems: list[Any] = self.delegations.journal.load()
         except StorageError as error:  # reported with the tools' notices; writes will fail
@@ -132,12 +131,27 @@ class Engine:
         )
         self.turns = TurnRunner(self, runner, self._spawn)
         """Each chat's inbox and lock; runs its turns one after another."""
-        self.jobs = JobBook(
-            JobStore(self.paths.jobs), self.bots, settings.jobs, chat_exists=self.chats.exists
-        )
-        """Scheduled jobs: every process edits them; only :meth:`start_jobs` runs them."""
+        self._jobs: JobBook | None = None
         self.scheduled: ScheduledWork | None = None
         self._instance: InstanceLock | None = None
+
+    @property
+    def jobs(self) -> JobBook:
+        """Scheduled jobs: every process edits them; only :meth:`start_jobs` runs them.
+
+        Made on first use, so a run that never schedules (a plain ``ask``) never imports them.
+        """
+        if self._jobs is None:
+            from tuibot.jobs.book import JobBook
+            from tuibot.jobs.store import JobStore
+
+            self._jobs = JobBook(
+                JobStore(self.paths.jobs),
+                self.bots,
+                self.settings.jobs,
+                chat_exists=self.chats.exists,
+            )
+        return self._jobs
 
     # -- lifecycle -------------------------------------------------------------------
 

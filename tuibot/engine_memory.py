@@ -64,9 +64,15 @@ class MemoryKeeper:
             self._events.publish(Notice(chat, "warning", str(error)))
             return ""
 
-    def maybe_consolidate(self, chat: str, bot: str) -> None:
-        """Start folding old messages into memory in the background, when it is due."""
-        if self._settings().agent.consolidate_after <= 0 or chat in self._consolidating:
+    def maybe_consolidate(self, chat: str, bot: str, messages: int) -> None:
+        """Start folding old messages into memory in the background, when it may be due.
+
+        ``messages``: how many the chat holds now. No more than the threshold means not
+        due whatever was folded before, so the chat is not read again (nor the module
+        imported) after every short turn.
+        """
+        after = self._settings().agent.consolidate_after
+        if after <= 0 or messages <= after or chat in self._consolidating:
             return
         task = self._spawn(self._consolidate(chat, bot), f"{chat}: consolidate")
         self._consolidating.add(chat)

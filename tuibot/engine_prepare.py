@@ -197,12 +197,12 @@ class TurnBuilder:
         that gave the work — never through the router. Bots that bots created take work
         from bots only; people's messages are routed among the configured ones.
         """
-        from tuibot.agent.router import choose_bot, last_bot
-
         host = self._host
         known = host.bots.get(meta.bot)
         candidates = [b for b in host.bots.all() if b.source != "created"]
         if notice and not meta.pinned and meta.kind == "direct":
+            from tuibot.agent.router import last_bot
+
             giver = host.bots.get(last_bot(history) or "") or known
             if giver is not None:
                 return giver
@@ -210,6 +210,8 @@ class TurnBuilder:
             if known is None:
                 raise ConfigError(f"chat {meta.id} belongs to bot {meta.bot!r}, which is gone")
             return known
+
+        from tuibot.agent.router import choose_bot  # only with bots to choose between
 
         default = host.bots.default
         route = host.providers.route_for(default.model, default.provider)

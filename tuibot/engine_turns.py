@@ -282,7 +282,8 @@ class TurnRunner:
         }
         host.traces.write(redacted(record))
         if result.status == "completed" and turn is not None:
-            host.memory.maybe_consolidate(result.chat, turn.bot)
+            offset = turn.context.offset if turn.context else 0
+            host.memory.maybe_consolidate(result.chat, turn.bot, offset + len(turn.history))
         host.delegations.turn_finished(result)
         if not future.done():
             future.set_result(result)

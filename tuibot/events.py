@@ -221,17 +221,31 @@ class EventStream:
 
     Synchronous listeners run inline (the trace log, ``ask``'s printer: no queue hop per
     token). Async subscribers each get their own unbounded queue so a slow reader never
-    stalls the agent loop.
+    stalls the agent loop. A listener with nothing to do per token registers with
+    ``deltas=False`` and is not called for the text and reasoning deltas at all.
     """
 
     def __init__(self) -> None:
-        self._listeners: list[Listener] = []
+        self._every: tuple[Listener, ...] = ()
+        """Every listener, in the order they were added: all of them get other events."""
+        self._streamed: tuple[Listener, ...] = ()
+        """The listeners that also get the per-token deltas."""
         self._queues: list[asyncio.Queue[Event | None]] = []
 
-    def listen(self, listener: Listener) -> Callable[[], None]:
-        """Call ``listener`` for every event; returns a function that stops it."""
-        self._listeners.append(listener)
-        return lambda: self._listeners.remove(listener)
+    def listen(self, listener: Listener, *, deltas: bool = True) -> Callable[[], None]:
+        """Call ``listener`` for every event (``deltas=False``: every event but the
+        per-token :class:`TextDelta` and :class:`ReasoningDelta`); returns a function
+        that stops it."""
+        self._every += (listener,)
+        if deltas:
+            self._streamed += (listener,)
+
+        def stop() -> None:
+            self._every = _without(self._every, listener)
+            if deltas:
+                self._streamed = _without(self._streamed, listener)
+
+        return stop
 
     def publish(self, event: Event) -> None:
         """Hand ``event`` to every listener and subscriber.
@@ -239,7 +253,8 @@ class EventStream:
         A listener that raises is logged and skipped: a broken front end (a closed pipe,
         a bug in a pane) must never break the turn that is publishing.
         """
-        for listener in list(self._listeners):
+        listeners = self._streamed if type(event) in _DELTAS else self._every
+        for listener in listeners:  # a tuple: listening or stopping meanwhile is safe
             try:
                 listener(event)
             except Exception:
@@ -261,3 +276,13 @@ class EventStream:
         """End every subscription."""
         for queue in self._queues:
             queue.put_nowait(None)
+
+
+_DELTAS = frozenset({TextDelta, ReasoningDelta})
+"""The per-token events (exact types: nothing subclasses them)."""
+
+
+def _without(listeners: tuple[Listener, ...], listener: Listener) -> tuple[Listener, ...]:
+    """``listeners`` less the first ``listener`` (ValueError when it is not there)."""
+    index = listeners.index(listener)
+    return listeners[:index] + listeners[index + 1 :]

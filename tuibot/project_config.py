@@ -91,9 +91,6 @@ class ConfigChoice:
 
 def read_project_file(folder: Path) -> ProjectFile | None:
     """The ``tuibot.toml`` in ``folder`` with its trust status, or None when there is none."""
-    from tuibot.store.jsonl import StorageError
-    from tuibot.trust import TrustStore, content_digest
-
     path = folder.absolute() / PROJECT_FILE
     try:
         data = path.read_bytes()
@@ -103,6 +100,9 @@ def read_project_file(folder: Path) -> ProjectFile | None:
         return None
     except OSError as exc:
         raise ConfigError(f"cannot read {path}: {exc.strerror or exc}") from None
+    from tuibot.store.jsonl import StorageError  # only with a file to judge
+    from tuibot.trust import TrustStore, content_digest
+
     digest = content_digest(data)
     try:
         status = TrustStore(paths.DataPaths.default().trusted).status(path, digest)

@@ -409,10 +409,10 @@ def settings_from(
     cwd: Path,
 ) -> Settings:
     """The settings from one config file (``data``: its bytes, when read already)."""
-    from tuibot.config_io import parse_bytes, read_document
-
     parsed: dict[str, Any] = {}
-    if path is not None:
+    if path is not None:  # tomlkit only when there is a file: a plain `ask` has none
+        from tuibot.config_io import parse_bytes, read_document
+
         document = read_document(path) if data is None else parse_bytes(data, path)
         parsed = document.unwrap()
     layers = Layers.from_file(Settings, parsed, path, cwd)

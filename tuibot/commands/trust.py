@@ -158,6 +158,9 @@ def offer_at_start(
     Only with no ``--config``, and with a person at a terminal on stdin and stderr. A
     declined offer (or any problem) changes nothing: the file stays ignored.
     """
+    stdin, stderr = stdin or sys.stdin, stderr or sys.stderr
+    if config_file is not None or not interactive(stdin, stderr):
+        return  # before the imports: a script or pipe never pays for them
     from tuibot.commands.trust_changes import project_changes, render_changes
     from tuibot.paths import DataPaths
     from tuibot.project_config import read_project_file
@@ -165,9 +168,6 @@ def offer_at_start(
     from tuibot.store.jsonl import StorageError
     from tuibot.trust import TrustStore
 
-    stdin, stderr = stdin or sys.stdin, stderr or sys.stderr
-    if config_file is not None or not interactive(stdin, stderr):
-        return
     try:
         project = read_project_file(Path.cwd())
         if project is None or project.status not in ("untrusted", "changed"):

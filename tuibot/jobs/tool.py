@@ -11,19 +11,18 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tuibot.bots import BotError
 from tuibot.delegation.records import Limits, LimitsError
 from tuibot.delegation.tools import LIMITS_SCHEMA
-from tuibot.jobs.book import NewJob
-from tuibot.jobs.records import Job
-from tuibot.jobs.schedule import ScheduleError, parse_schedule
-from tuibot.jobs.store import JobStoreError
 from tuibot.tool_services import ToolServices, services_of
 from tuibot.toolkit.decorator import ToolSpec
 from tuibot.toolkit.decorator import tool as tool_decorator
 from tuibot.toolkit.scope import ToolScope, current_scope
+
+if TYPE_CHECKING:  # the job modules load when the tool is called, not when it is offered
+    from tuibot.jobs.records import Job
 
 
 class CronRefused(Exception):
@@ -87,6 +86,9 @@ async def cron(
         limits: add: each run's limits; default from the settings.
         job: remove: the job id.
     """
+    from tuibot.jobs.book import NewJob
+    from tuibot.jobs.schedule import parse_schedule
+
     scope, engine = _context()
     verb = action.strip().lower()
     if verb == "list":
@@ -140,6 +142,9 @@ def _answer(value: Any) -> str:
 
 async def _guarded(**arguments: Any) -> str:
     """The expected refusals as ``Error: …`` results the model can act on."""
+    from tuibot.jobs.schedule import ScheduleError
+    from tuibot.jobs.store import JobStoreError
+
     try:
         return await cron(**arguments)
     except (CronRefused, ScheduleError, BotError, LimitsError, JobStoreError, ValueError) as error:

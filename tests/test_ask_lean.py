@@ -1,0 +1,91 @@
+"""A plain one-shot ``tuibot ask`` imports only what its run needs.
+
+Start-up is most of what a short ``ask`` costs, and every module nobody calls is paid on
+every run (see tests/bench/bench_ask.py). So the modules a plain answer (one bot, a new
+chat, no config file, no MCP server, no terminal) must leave unimported are listed here,
+and a real ``python -m tuibot ask`` in a subprocess reports its ``sys.modules`` at exit:
+whoever adds a top-level import of one of them sees this test fail and moves it into the
+function that uses it.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from ask_helpers import child_env, run
+from scripted_server import ScriptedServer, text
+
+UNUSED_BY_A_PLAIN_ASK = (
+    "textual",  # the full-screen app
+    "tuibot.tui",
+    "litellm",  # cloud providers only
+    "aiohttp",  # an SDK transport tuibot never uses
+    "tuibot.mcp",  # no MCP server configured
+    "tuibot.jobs.book",  # scheduled jobs: only the cron tool and `tuibot jobs` use them
+    "tuibot.jobs.records",
+    "tuibot.jobs.schedule",
+    "tuibot.jobs.crontab",
+    "tuibot.jobs.store",
+    "tuibot.jobs.work",
+    "tuibot.agent.router",  # one bot: nothing to route between
+    "tuibot.agent.consolidate",  # a new chat is far below the consolidation threshold
+    "tuibot.config_io",  # no config file to read or edit
+    "tomlkit",
+    "tuibot.trust",  # not at a terminal: no trust offer to make
+    "tuibot.commands.trust_changes",
+    "tuibot.toolkit.proctree",  # the exec tool's process handling, until a command runs
+    "psutil",
+)
+
+DUMP_MODULES = (
+    "import atexit, json, os, runpy, sys\n"
+    "atexit.register(lambda: open(os.environ['MODULES_OUT'], 'w').write("
+    "json.dumps(sorted(sys.modules))))\n"
+    "sys.argv = ['tuibot', *sys.argv[1:]]\n"
+    "runpy.run_module('tuibot', run_name='__main__')\n"
+)
+"""Runs ``python -m tuibot ARGS`` and writes every imported module's name at exit."""
+
+
+def modules_after(argv: list[str], out: Path) -> tuple[set[str], str, int]:
+    """The modules imported by a whole ``tuibot ARGS`` run; its stdout; its exit code."""
+    ran = run([sys.executable, "-c", DUMP_MODULES, *argv], env=child_env(MODULES_OUT=str(out)))
+    return set(json.loads(out.read_text())), ran.stdout, ran.code
+
+
+def unwanted(modules: set[str]) -> list[str]:
+    """The listed modules that were imported (a package counts when any module in it was)."""
+    return [
+        bad
+        for bad in UNUSED_BY_A_PLAIN_ASK
+        if any(name == bad or name.startswith(bad + ".") for name in modules)
+    ]
+
+
+def test_a_plain_ask_imports_nothing_its_run_does_not_use(
+    server: ScriptedServer, tmp_path: Path
+) -> None:
+    server.enqueue(text("the answer", pieces=3))
+
+    argv = ["ask", "--base-url", server.url, "--model", "test-model", "hi"]
+    modules, stdout, code = modules_after(argv, tmp_path / "modules.json")
+
+    assert code == 0
+    assert stdout == "the answer\n"
+    assert {"tuibot.engine", "tuibot.agent.loop", "openai"} <= modules  # the dump is real
+    assert unwanted(modules) == []
+
+
+def test_the_cron_tool_is_still_offered_to_the_model(server: ScriptedServer, tmp_path: Path):
+    """Deferring the job book must not drop the tool that uses it from the request."""
+    server.enqueue(text("ok"))
+
+    argv = ["ask", "--base-url", server.url, "--model", "test-model", "hi"]
+    modules, _, code = modules_after(argv, tmp_path / "modules.json")
+
+    assert code == 0
+    offered = [t["function"]["name"] for t in server.requests[0].body.get("tools", [])]
+    assert "cron" in offered and "exec" in offered and "delegate" in offered
+    assert "tuibot.jobs.book" not in modules
