@@ -46,7 +46,7 @@ from tuibot.grants import GrantStore
 from tuibot.jobs.book import JobBook
 from tuibot.jobs.store import JobStore
 from tuibot.llm.parts import ModelClient
-from tuibot.llm.select import Route, make_client, needs_key, select_route
+from tuibot.llm.select import Route, make_client, needs_key, reported_window, select_route
 from tuibot.llm.windows import WindowBook
 from tuibot.memory import MemoryStore, MemoryStoreError, memory_path
 from tuibot.paths import DataPaths, config_home
@@ -166,6 +166,7 @@ class Engine:
             self.paths.root / "windows.json",
             settings.agent.default_context_window,
             key=lambda provider: self._key_lookup(provider),
+            report=lambda provider, model: reported_window(self.client_for(provider), model),
         )
         """Each model's context window, cached on disk (see docs/context.md)."""
         self.tokens = TokenCounter()

@@ -62,13 +62,31 @@ class TurnContext:
         return {"used": self.last.tokens, "window": self.window.tokens}
 
 
-def budget(turn: Turn, window: Window) -> int:
-    """Tokens the prompt may take: the window less the reply reserve (at most a quarter)."""
+def reply_room(turn: Turn, window: Window) -> int:
+    """Tokens kept for the answer: ``max_tokens`` or the reserve, at most a quarter."""
     context = turn.context
     assert context is not None
     asked = turn.params.get("max_tokens") or turn.params.get("max_completion_tokens")
     reserve = asked if isinstance(asked, int) and asked > 0 else context.reserve
-    return int((window.tokens - min(reserve, window.tokens // 4)) * context.shrink)
+    return min(reserve, window.tokens // 4)
+
+
+def budget(turn: Turn, window: Window) -> int:
+    """Tokens the prompt may take: the window less the reply reserve."""
+    context = turn.context
+    assert context is not None
+    return int((window.tokens - reply_room(turn, window)) * context.shrink)
+
+
+def plan_context(turn: Turn) -> None:
+    """Tell a client that sizes the server's window per request (Ollama's ``num_ctx``)
+    how many tokens the fitted request and its answer need."""
+    plan = getattr(turn.client, "plan_context", None)
+    context = turn.context
+    if plan is None or context is None or context.last is None or context.window is None:
+        return
+    window = context.window
+    plan(turn.route.model, context.last.tokens + reply_room(turn, window), window.tokens)
 
 
 def _fit(turn: Turn, window: Window, tools: list[dict[str, Any]], placeholder: bool) -> Fitted:

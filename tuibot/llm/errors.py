@@ -36,6 +36,14 @@ def describe_status(status: int, detail: str, where: str) -> str:
     return f"The model server at {where} {why}" + (f": {detail}" if detail else ".")
 
 
+def unreachable(where: str) -> str:
+    """What to say when nothing answers at the server's address (every client says it)."""
+    return (
+        f"Cannot reach the model server at {where}. Is it running? "
+        "(Set the address with --base-url or providers.<name>.base_url.)"
+    )
+
+
 def from_openai_error(error: BaseException, where: str, started: bool) -> ModelError:
     """Map an ``openai`` (or litellm, which subclasses them) exception to a ModelError."""
     import openai
@@ -56,11 +64,7 @@ def from_openai_error(error: BaseException, where: str, started: bool) -> ModelE
             )
         return ModelError(f"The connection to {where} broke mid-answer.", "interrupted")
     if isinstance(error, openai.APIConnectionError):
-        return ModelError(
-            f"Cannot reach the model server at {where}. Is it running? "
-            "(Set the address with --base-url or providers.<name>.base_url.)",
-            "unreachable",
-        )
+        return ModelError(unreachable(where), "unreachable")
     if isinstance(error, openai.APIStatusError):
         detail = _error_detail(error)
         return ModelError(
