@@ -18,7 +18,7 @@ from tuibot.agent.fit import Fitted, Measure, fit_request
 from tuibot.agent.tokens import TokenCounter
 from tuibot.events import ContextMeasured, Notice, Usage
 from tuibot.llm.pricing import cost_micros
-from tuibot.llm.windows import Window, WindowBook, is_overflow, overflow_window
+from tuibot.llm.windows import NATIVE_KINDS, Window, WindowBook, is_overflow, overflow_window
 from tuibot.secrets import redact
 from tuibot.store.chat_message import ChatMessage
 
@@ -111,7 +111,8 @@ async def prepare(turn: Turn, tools: list[dict[str, Any]], placeholder: bool) ->
     provider, model = turn.route.provider, turn.route.model
     window = context.windows.lookup(provider, model)
     fitted = _fit(turn, window, tools, placeholder)
-    if not window.known and fitted.changed:  # only now does the window matter
+    native = provider.kind in NATIVE_KINDS  # the client knows it: asking costs nothing
+    if not window.known and (fitted.changed or native):  # only now does the window matter
         window = await context.windows.discover(provider, model)
         if not window.known and context.windows.first_default(provider, model):
             _say_default(turn, window)
@@ -240,7 +241,7 @@ def overflowed(turn: Turn, error: ModelError | None, had_output: bool) -> bool:
     context = turn.context
     if context is None or had_output or context.last is None or context.window is None:
         return False
-    if error is not None:
+    if error is not None and not error.empty:
         return error.kind == "rejected" and is_overflow(str(error))
     return context.last.tokens >= context.window.tokens * NEAR_WINDOW  # an empty answer
 

@@ -14,10 +14,15 @@ ErrorKind = Literal["unreachable", "rejected", "timeout", "interrupted", "protoc
 class ModelError(Exception):
     """A model call failed; ``str(error)`` is fit to show a person."""
 
-    def __init__(self, message: str, kind: ErrorKind, status: int | None = None) -> None:
+    def __init__(
+        self, message: str, kind: ErrorKind, status: int | None = None, empty: bool = False
+    ) -> None:
         super().__init__(message)
         self.kind: ErrorKind = kind
         self.status = status
+        self.empty = empty
+        """The server took the request, then closed the stream before any answer (what
+        llama-cpp-python does with a prompt over its window)."""
 
 
 def describe_status(status: int, detail: str, where: str) -> str:
