@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from scripted_server import ScriptedServer
 
-pytest_plugins = ["keyring_fixtures", "job_helpers"]
+pytest_plugins = ["keyring_fixtures", "job_helpers", "llama_fixtures"]
 
 
 @pytest.fixture(autouse=True)

@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from engine_helpers import Recorder, ask, make_engine
 from scripted_server import ScriptedServer, error
 from window_server import is_summary, request_tokens, windowed
@@ -86,10 +87,11 @@ async def test_a_refusal_for_size_learns_the_window_and_the_chat_goes_on(
     await engine.close()
 
 
+@pytest.mark.parametrize("style", ["empty", "drop"])
 async def test_an_empty_stream_near_the_window_is_an_overflow_not_a_protocol_error(
-    server: ScriptedServer,
+    server: ScriptedServer, style: str
 ) -> None:
-    windowed(server, 6000, "empty")
+    windowed(server, 6000, style)
     engine = make_engine(server, **SMALL_TOOLS)
     chat = engine.new_chat().id
     seed_big_result(engine, chat)

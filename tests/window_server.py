@@ -39,7 +39,8 @@ def windowed(
     answer: str = "Fine.",
     summary: Reply | None = None,
 ) -> list[int]:
-    """Make ``server`` a ``style`` server (``refuse``, ``empty``, ``truncate``) with ``window``.
+    """Make ``server`` a ``style`` server (``refuse``, ``empty``, ``drop``, ``truncate``)
+    with ``window``.
 
     Returns the list of request sizes it saw, appended as requests arrive.
     """
@@ -58,6 +59,8 @@ def windowed(
             return error(400, body=body_json)
         if style == "empty":
             return raw([], done=False)
+        if style == "drop":  # llama-cpp-python, measured: 200, then the body breaks off
+            return Reply(items=(), ending="cut")
         return text(answer, usage=(window, 5))  # truncate: Ollama cuts and says nothing
 
     server.responder = respond

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from tuibot.llm.parts import ModelClient
-from tuibot.llm.select import Route, make_client, needs_key, select_route
+from tuibot.llm.select import Route, make_client, needs_key, reported_window, select_route
 from tuibot.llm.windows import WindowBook
 from tuibot.settings import ConfigError, ProviderSettings, Settings
 
@@ -43,6 +43,7 @@ class Providers:
             windows_file,
             settings().agent.default_context_window,
             key=lambda provider: self._key_lookup(provider),
+            report=lambda provider, model: reported_window(self.client_for(provider), model),
         )
         """Each model's context window, cached on disk (see docs/context.md)."""
 

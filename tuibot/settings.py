@@ -69,10 +69,17 @@ class ProviderSettings:
 
     name: str = field(metadata=DERIVED)
     """The table's name; filled in by the loader, not written in the file."""
-    kind: str = field(default="openai", metadata=rules(choices=("openai", "litellm")))
-    """``openai``: any OpenAI-compatible server through the openai SDK; ``litellm``: cloud APIs."""
+    kind: str = field(
+        default="openai", metadata=rules(choices=("openai", "litellm", "ollama", "llama-cpp"))
+    )
+    """``openai``: any OpenAI-compatible server through the openai SDK; ``litellm``: cloud
+    APIs; ``ollama``: Ollama's native API (sets ``num_ctx``); ``llama-cpp``: a GGUF file run
+    in-process (the ``local`` extra)."""
     base_url: str = ""
-    """openai kind: the server's ``/v1`` URL; litellm kind: an optional ``api_base``."""
+    """openai kind: the server's ``/v1`` URL; litellm kind: an optional ``api_base``;
+    ollama kind: the server's address (default ``http://localhost:11434``)."""
+    model_path: str = ""
+    """llama-cpp kind: the GGUF file to run ("" = the model name is the file's path)."""
     credential: str = ""
     """Name of the keyring entry holding the API key ("" = no key needed)."""
     api_key_env: str = ""

@@ -20,6 +20,7 @@ from tuibot.agent.prepare import (
     learn_overflow,
     overflow_message,
     overflowed,
+    plan_context,
     prepare,
 )
 from tuibot.attachments.request import resolve_images, takes_images
@@ -117,6 +118,7 @@ def _switch_to_prompt_tools(turn: Turn, error: ModelError) -> None:
 async def _stream_round(turn: Turn, prompted: bool) -> RoundResult:
     """Stream one model call, emitting deltas as they arrive."""
     messages, tools = await _request(turn, prompted)
+    plan_context(turn)
     params = dict(turn.params)
     result, calls = RoundResult(), CallAccumulator()
     reads_text = turn.route.provider.text_tool_calls or prompted

@@ -18,7 +18,7 @@ from tuibot.agent.fit import Fitted, Measure, fit_request
 from tuibot.agent.tokens import TokenCounter
 from tuibot.events import ContextMeasured, Notice, Usage
 from tuibot.llm.pricing import cost_micros
-from tuibot.llm.windows import Window, WindowBook, is_overflow, overflow_window
+from tuibot.llm.windows import NATIVE_KINDS, Window, WindowBook, is_overflow, overflow_window
 from tuibot.secrets import redact
 from tuibot.store.chat_message import ChatMessage
 
@@ -62,13 +62,31 @@ class TurnContext:
         return {"used": self.last.tokens, "window": self.window.tokens}
 
 
-def budget(turn: Turn, window: Window) -> int:
-    """Tokens the prompt may take: the window less the reply reserve (at most a quarter)."""
+def reply_room(turn: Turn, window: Window) -> int:
+    """Tokens kept for the answer: ``max_tokens`` or the reserve, at most a quarter."""
     context = turn.context
     assert context is not None
     asked = turn.params.get("max_tokens") or turn.params.get("max_completion_tokens")
     reserve = asked if isinstance(asked, int) and asked > 0 else context.reserve
-    return int((window.tokens - min(reserve, window.tokens // 4)) * context.shrink)
+    return min(reserve, window.tokens // 4)
+
+
+def budget(turn: Turn, window: Window) -> int:
+    """Tokens the prompt may take: the window less the reply reserve."""
+    context = turn.context
+    assert context is not None
+    return int((window.tokens - reply_room(turn, window)) * context.shrink)
+
+
+def plan_context(turn: Turn) -> None:
+    """Tell a client that sizes the server's window per request (Ollama's ``num_ctx``)
+    how many tokens the fitted request and its answer need."""
+    plan = getattr(turn.client, "plan_context", None)
+    context = turn.context
+    if plan is None or context is None or context.last is None or context.window is None:
+        return
+    window = context.window
+    plan(turn.route.model, context.last.tokens + reply_room(turn, window), window.tokens)
 
 
 def _fit(turn: Turn, window: Window, tools: list[dict[str, Any]], placeholder: bool) -> Fitted:
@@ -93,7 +111,8 @@ async def prepare(turn: Turn, tools: list[dict[str, Any]], placeholder: bool) ->
     provider, model = turn.route.provider, turn.route.model
     window = context.windows.lookup(provider, model)
     fitted = _fit(turn, window, tools, placeholder)
-    if not window.known and fitted.changed:  # only now does the window matter
+    native = provider.kind in NATIVE_KINDS  # the client knows it: asking costs nothing
+    if not window.known and (fitted.changed or native):  # only now does the window matter
         window = await context.windows.discover(provider, model)
         if not window.known and context.windows.first_default(provider, model):
             _say_default(turn, window)
@@ -222,7 +241,7 @@ def overflowed(turn: Turn, error: ModelError | None, had_output: bool) -> bool:
     context = turn.context
     if context is None or had_output or context.last is None or context.window is None:
         return False
-    if error is not None:
+    if error is not None and not error.empty:
         return error.kind == "rejected" and is_overflow(str(error))
     return context.last.tokens >= context.window.tokens * NEAR_WINDOW  # an empty answer
 

@@ -14,10 +14,15 @@ ErrorKind = Literal["unreachable", "rejected", "timeout", "interrupted", "protoc
 class ModelError(Exception):
     """A model call failed; ``str(error)`` is fit to show a person."""
 
-    def __init__(self, message: str, kind: ErrorKind, status: int | None = None) -> None:
+    def __init__(
+        self, message: str, kind: ErrorKind, status: int | None = None, empty: bool = False
+    ) -> None:
         super().__init__(message)
         self.kind: ErrorKind = kind
         self.status = status
+        self.empty = empty
+        """The server took the request, then closed the stream before any answer (what
+        llama-cpp-python does with a prompt over its window)."""
 
 
 def describe_status(status: int, detail: str, where: str) -> str:
@@ -34,6 +39,14 @@ def describe_status(status: int, detail: str, where: str) -> str:
     else:
         why = f"rejected the request ({status})"
     return f"The model server at {where} {why}" + (f": {detail}" if detail else ".")
+
+
+def unreachable(where: str) -> str:
+    """What to say when nothing answers at the server's address (every client says it)."""
+    return (
+        f"Cannot reach the model server at {where}. Is it running? "
+        "(Set the address with --base-url or providers.<name>.base_url.)"
+    )
 
 
 def from_openai_error(error: BaseException, where: str, started: bool) -> ModelError:
@@ -56,11 +69,7 @@ def from_openai_error(error: BaseException, where: str, started: bool) -> ModelE
             )
         return ModelError(f"The connection to {where} broke mid-answer.", "interrupted")
     if isinstance(error, openai.APIConnectionError):
-        return ModelError(
-            f"Cannot reach the model server at {where}. Is it running? "
-            "(Set the address with --base-url or providers.<name>.base_url.)",
-            "unreachable",
-        )
+        return ModelError(unreachable(where), "unreachable")
     if isinstance(error, openai.APIStatusError):
         detail = _error_detail(error)
         return ModelError(

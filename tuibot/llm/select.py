@@ -72,7 +72,7 @@ def select_route(settings: Settings, model: str, key_of: KeyLookup) -> Route:
 
 def _route(provider: ProviderSettings, model: str) -> Route:
     """Strip a routing prefix an OpenAI-compatible server would not understand."""
-    if provider.kind == "openai" and "/" in model:
+    if provider.kind != "litellm" and "/" in model:
         prefix, rest = model.split("/", 1)
         if prefix in (provider.prefixes or [provider.name]):
             model = rest
@@ -85,6 +85,20 @@ def make_client(provider: ProviderSettings, api_key: str | None) -> ModelClient:
         from tuibot.llm.litellm_client import LiteLLMClient
 
         return LiteLLMClient(provider, api_key)
+    if provider.kind == "ollama":
+        from tuibot.llm.ollama_client import OllamaClient
+
+        return OllamaClient(provider, api_key)
+    if provider.kind == "llama-cpp":
+        from tuibot.llm.llama_cpp_client import LlamaCppClient
+
+        return LlamaCppClient(provider)
     from tuibot.llm.openai_client import OpenAIClient
 
     return OpenAIClient(provider, api_key)
+
+
+async def reported_window(client: ModelClient, model: str) -> int | None:
+    """The window a client knows itself (Ollama's ``/api/show``, an embedded model's n_ctx)."""
+    ask = getattr(client, "context_window", None)
+    return await ask(model) if ask is not None else None

@@ -32,9 +32,10 @@ async def stream_parts(
 
     Whether any part had arrived decides between "unreachable" and "interrupted".
     """
-    started = False
+    started = opened = False
     try:
         stream = await open_stream()
+        opened = True
         async for chunk in stream:
             for part in parts_from_chunk(chunk):
                 started = True
@@ -42,4 +43,12 @@ async def stream_parts(
     except ModelError:
         raise
     except Exception as error:
-        raise from_openai_error(error, where, started) from error
+        mapped = from_openai_error(error, where, started)
+        if opened and not started and mapped.kind == "unreachable":
+            mapped = ModelError(
+                f"The model server at {where} took the request, then closed the stream "
+                "without an answer.",
+                "interrupted",
+                empty=True,
+            )
+        raise mapped from error

@@ -16,7 +16,7 @@ import os
 import re
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -46,6 +46,11 @@ _OVERFLOW_WORDS = (
     "too many tokens",
     "prompt is too long",
 )
+
+
+NATIVE_KINDS = ("ollama", "llama-cpp")
+"""Provider kinds whose client reports the window itself (``context_window(model)``)."""
+Reporter = Callable[["ProviderSettings", str], Awaitable[int | None]]
 
 
 @dataclass(frozen=True)
@@ -111,10 +116,13 @@ class WindowBook:
         cache: Path | None,
         default: int,
         key: Callable[[ProviderSettings], str | None] | None = None,
+        report: Reporter | None = None,
     ) -> None:
         self.default = default
         self._key = key
         """The provider's API key for the probe (the engine's keyring lookup)."""
+        self._report = report
+        """The window a native client knows itself (ollama and llama-cpp kinds)."""
         self._cache = cache
         self._learnt: dict[str, dict[str, Any]] | None = None
         self._probed: set[str] = set()
@@ -144,6 +152,9 @@ class WindowBook:
 
     async def _ask(self, provider: ProviderSettings, model: str) -> tuple[int | None, str]:
         """The server's report, or for a cloud model litellm's map."""
+        if provider.kind in NATIVE_KINDS:
+            found = await self._report(provider, model) if self._report is not None else None
+            return found, "server"
         if provider.kind == "openai" and provider.base_url:
             key = self._key(provider) if self._key is not None else None
             return await probe_server(provider.base_url, model, key), "server"
