@@ -132,7 +132,9 @@ class _Handler(BaseHTTPRequestHandler):
         scripted._record(
             RecordedRequest(path, headers, body if isinstance(body, dict) else None, self.command)
         )
-        if path in scripted.routes:  # a server's own endpoints (window probes: /props …)
+        if path in scripted.routes and isinstance(scripted.routes[path], bytes):
+            self._send_raw(scripted.routes[path])  # garbage a broken server sends
+        elif path in scripted.routes:  # a server's own endpoints (window probes: /props …)
             self._send_json(200, scripted.routes[path])
         elif self.command == "GET" and path == "/v1/models":
             self._send_json(200, scripted._models_payload())
@@ -171,6 +173,14 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("x-request-id", f"req_{uuid.uuid4().hex[:16]}")
         for name, value in (headers or {}).items():
             self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _send_raw(self, data: bytes) -> None:
+        """``data`` as it is, labelled JSON, with status 200."""
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
         self.end_headers()
         self.wfile.write(data)
 
@@ -262,7 +272,8 @@ class ScriptedServer:
         """Answers a request when no reply is queued, from its body: for concurrent work,
         where the order requests arrive in is not fixed."""
         self.routes: dict[str, Any] = {}
-        """Extra paths answered with a fixed JSON body (``/props``, ``/api/show`` …)."""
+        """Extra paths answered with a fixed JSON body (``/props``, ``/api/show`` …); a
+        ``bytes`` body is sent as it is (a broken ``/v1/models``)."""
         self._cond = threading.Condition()
         self._stopping = threading.Event()
         self._connections: set[socket.socket] = set()

@@ -49,6 +49,8 @@ from tuibot.llm.parts import ModelClient
 from tuibot.llm.select import Route, make_client, needs_key, select_route
 from tuibot.llm.windows import WindowBook
 from tuibot.memory import MemoryStore, MemoryStoreError, memory_path
+from tuibot.model_choice import Listing, chat_model, choose, model_command
+from tuibot.model_choice import listing as model_listing
 from tuibot.paths import DataPaths, config_home
 from tuibot.permissions import Permission, permission_details, request_summary
 from tuibot.settings import ConfigError, ProviderSettings, Settings
@@ -575,7 +577,7 @@ class Engine:
                 Notice(chat, "warning", f"set aside line {problem.line}: {problem.reason}")
             )
         bot = await self._bot_for(loaded.meta, loaded.messages, text, notice)
-        route = self.route_for(bot.model, bot.provider)  # a config error ends here, unsaved
+        route = self.route_for(*chat_model(loaded.meta, bot))  # a config error ends here, unsaved
         client = self.client_for(route.provider)
         user: ChatMessage = {"role": "user", "content": text, "turn": turn_id}
         if notice:
@@ -821,6 +823,7 @@ class Engine:
             scope=self.settings.tool_scope(),
             new_chat=lambda: self.new_chat().id,
             compact=self.compact_chat,
+            model=lambda chat, name, args: model_command(self, chat, name, args),
         )
 
     async def compact_chat(self, chat: str, instructions: str = "") -> tuple[bool, str]:
@@ -828,8 +831,8 @@ class Engine:
         state = self._states.setdefault(chat, ChatState())
         async with state.lock:
             loaded = self.chats.load(chat)
-            bot = self.bots.get(loaded.meta.bot) or self.bots.default
-            route = self.route_for(bot.model, bot.provider)
+            bot = self.bot_of_chat(loaded.meta)
+            route = self.route_for(*chat_model(loaded.meta, bot))
             context = context_for(
                 loaded,
                 self.windows,
@@ -854,6 +857,20 @@ class Engine:
                 return False, f"Cannot compact: {error}"
 
     # -- providers -------------------------------------------------------------------
+
+    def bot_of_chat(self, meta: ChatMeta) -> Bot:
+        """The bot a chat belongs to (the default bot when that one is gone)."""
+        return self.bots.get(meta.bot) or self.bots.default
+
+    async def chat_models(self, chat: str) -> Listing:
+        """What the chat's provider serves (ChoiceError when it cannot say)."""
+        return await model_listing(self, chat)
+
+    async def choose_model(
+        self, chat: str, model: str | None = None, provider: str | None = None
+    ) -> str:
+        """Switch the chat's model and/or provider, checked (see :mod:`tuibot.model_choice`)."""
+        return await choose(self, chat, model, provider)
 
     def route_for(self, model: str, provider: str | None = None) -> Route:
         """The provider for ``model`` (raises ConfigError with the keyring's complaint).
