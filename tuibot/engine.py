@@ -862,9 +862,13 @@ class Engine:
         """The bot a chat belongs to (the default bot when that one is gone)."""
         return self.bots.get(meta.bot) or self.bots.default
 
-    async def chat_models(self, chat: str) -> Listing:
-        """What the chat's provider serves (ChoiceError when it cannot say)."""
-        return await model_listing(self, chat)
+    def model_of(self, meta: ChatMeta) -> tuple[str, str]:
+        """(model, provider) the chat's next turn uses; provider "" = chosen by the model."""
+        return chat_model(meta, self.bot_of_chat(meta))
+
+    async def chat_models(self, chat: str, provider: str | None = None) -> Listing:
+        """What the chat's provider (or ``provider``) serves (ChoiceError when it cannot say)."""
+        return await model_listing(self, chat, provider)
 
     async def choose_model(
         self, chat: str, model: str | None = None, provider: str | None = None

@@ -75,9 +75,13 @@ def chat_model(meta: ChatMeta, bot: Bot) -> tuple[str, str]:
     return model, provider or bot.provider
 
 
-async def listing(host: ChoiceHost, chat: str) -> Listing:
-    """The models the chat's provider serves; ChoiceError when they cannot be listed."""
-    route = _route(host, *_current(host, chat))
+async def listing(host: ChoiceHost, chat: str, provider: str | None = None) -> Listing:
+    """The models the chat's provider (or ``provider``) serves; ChoiceError when they
+    cannot be listed."""
+    model, current = _current(host, chat)
+    route = _route(
+        host, model, current if provider is None else _provider_name(host.settings, provider)
+    )
     return Listing(route.provider.name, route.model, await _served(host, route.provider))
 
 

@@ -334,6 +334,11 @@ class ChatStore:
         shown = ", ".join(found[:5]) + (f" and {len(found) - 5} more" if len(found) > 5 else "")
         raise ChatNotFound(f"chat id {prefix!r} is ambiguous: it matches {shown}")
 
+    def meta(self, chat_id: str) -> ChatMeta:
+        """One chat's meta from its header line alone; ``ChatNotFound`` if there is none."""
+        path = self._existing(validate_chat_id(chat_id))
+        return meta_from_header(chat_id, _read_header(path) or {}, path.stat().st_mtime)
+
     def list(self) -> list[ChatMeta]:
         """Every chat, most recently updated first; reads one line per file."""
         metas = []
