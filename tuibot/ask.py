@@ -77,6 +77,10 @@ class AskOptions:
     """Cost of the ask's chat and all work below it, in micro-USD."""
     wait: float = 300.0
     """Seconds to wait for a chat another process is using, before exit 2."""
+    model: str | None = None
+    """``--model``: switch the chat to it (checked, kept with the chat, like ``/model``)."""
+    provider: str | None = None
+    """``--provider``: likewise for the provider."""
 
 
 def build_prompt(argument: str | None, stdin: TextIO) -> str:
@@ -367,6 +371,9 @@ async def run_ask(engine: Engine, options: AskOptions, out: TextIO, err: TextIO)
         chat = engine.new_chat(bot=options.bot).id
         err.write(f"tuibot: chat {chat}\n")
         err.flush()
+    refused = await _choose_model(engine, chat, options, existing, err)
+    if refused is not None:
+        return refused
     manager = engine.delegations
     root = manager.root_chat(chat) if chat else chat
     """The person's chat at the top: a task chat's requests are asked there."""
@@ -427,6 +434,28 @@ async def run_ask(engine: Engine, options: AskOptions, out: TextIO, err: TextIO)
     if chat and not existing and exit_code(final) != EXIT_OK:
         await _drop_unanswered(engine, chat, err)
     return exit_code(final)
+
+
+async def _choose_model(
+    engine: Engine, chat: str, options: AskOptions, existing: bool, err: TextIO
+) -> int | None:
+    """Apply ``--model``/``--provider`` to the chat through the app's checked switch.
+
+    Returns an exit code when refused (3: the server could not list its models; 2:
+    otherwise); a new chat the refusal leaves empty is removed.
+    """
+    if not chat or (options.model is None and options.provider is None):
+        return None
+    from tuibot.model_choice import ChoiceError
+
+    try:
+        await engine.choose_model(chat, options.model, options.provider)
+    except ChoiceError as error:
+        err.write(f"tuibot: {error}\n")
+        if not existing:
+            await engine.delete_chat(chat)
+        return EXIT_MODEL if error.unreachable else EXIT_USAGE
+    return None
 
 
 def _latest_chat(engine: Engine) -> str:

@@ -40,6 +40,11 @@ SHOWN = 8
 class ChoiceError(ValueError):
     """A switch that was refused; ``str(error)`` is one line fit to show a person."""
 
+    def __init__(self, message: str, *, unreachable: bool = False) -> None:
+        super().__init__(message)
+        self.unreachable = unreachable
+        """The provider could not list its models (down, garbage, empty)."""
+
 
 class ChoiceHost(Protocol):
     """What switching needs of the engine."""
@@ -227,7 +232,9 @@ async def _served(host: ChoiceHost, provider: ProviderSettings) -> list[str]:
         client = host.client_for(provider)
         return await served_models(client, provider.base_url or provider.name)
     except (ModelError, ConfigError) as error:
-        raise ChoiceError(f"Cannot list the models of {provider.name}: {error}") from None
+        raise ChoiceError(
+            f"Cannot list the models of {provider.name}: {error}", unreachable=True
+        ) from None
 
 
 async def _check_served(host: ChoiceHost, route: Route) -> str:
