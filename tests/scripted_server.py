@@ -133,7 +133,9 @@ class _Handler(BaseHTTPRequestHandler):
         scripted._record(
             RecordedRequest(path, headers, body if isinstance(body, dict) else None, self.command)
         )
-        if path in scripted.routes:  # a server's own endpoints (window probes: /props …)
+        if path in scripted.routes and isinstance(scripted.routes[path], bytes):
+            self._send_raw(scripted.routes[path])  # garbage a broken server sends
+        elif path in scripted.routes:  # a server's own endpoints (window probes: /props …)
             self._send_json(200, scripted.routes[path])
         elif self.command == "POST" and path == "/v1/audio/transcriptions":
             self._transcribe(raw_body, headers)
@@ -188,6 +190,14 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("x-request-id", f"req_{uuid.uuid4().hex[:16]}")
         for name, value in (headers or {}).items():
             self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _send_raw(self, data: bytes) -> None:
+        """``data`` as it is, labelled JSON, with status 200."""
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
         self.end_headers()
         self.wfile.write(data)
 
@@ -282,7 +292,8 @@ class ScriptedServer:
         """What ``POST /v1/audio/transcriptions`` answers, oldest first (an ``error`` reply
         answers with that error); its form is recorded under ``…/transcriptions/form``."""
         self.routes: dict[str, Any] = {}
-        """Extra paths answered with a fixed JSON body (``/props``, ``/api/show`` …)."""
+        """Extra paths answered with a fixed JSON body (``/props``, ``/api/show`` …); a
+        ``bytes`` body is sent as it is (a broken ``/v1/models``)."""
         self._cond = threading.Condition()
         self._stopping = threading.Event()
         self._connections: set[socket.socket] = set()

@@ -70,6 +70,10 @@ class AskOptions:
     """Cost of the ask's chat and all work below it, in micro-USD."""
     wait: float = 300.0
     """Seconds to wait for a chat another process is using, before exit 2."""
+    model: str | None = None
+    """``--model``: switch the chat to it (checked, kept with the chat, like ``/model``)."""
+    provider: str | None = None
+    """``--provider``: likewise for the provider."""
 
 
 def build_prompt(argument: str | None, stdin: TextIO) -> str:
@@ -242,6 +246,9 @@ async def _answer(engine: Engine, options: AskOptions, chat: str, root: str, err
     The other listeners have nothing to do per token, so they skip the deltas.
     """
     existing = bool(options.chat or options.resume)
+    refused = await _choose_model(engine, chat, options, existing, err)
+    if refused is not None:
+        return refused
     manager = engine.delegations
     engine.chat_locks.wait = options.wait
     if options.json:  # the JSON stream has the notice; a person watching stderr sees it too
@@ -297,6 +304,28 @@ async def _answer(engine: Engine, options: AskOptions, chat: str, root: str, err
     if chat and not existing and exit_code(final) != EXIT_OK:
         await _drop_unanswered(engine, chat, err)
     return exit_code(final)
+
+
+async def _choose_model(
+    engine: Engine, chat: str, options: AskOptions, existing: bool, err: TextIO
+) -> int | None:
+    """Apply ``--model``/``--provider`` to the chat through the app's checked switch.
+
+    Returns an exit code when refused (3: the server could not list its models; 2:
+    otherwise); a new chat the refusal leaves empty is removed.
+    """
+    if not chat or (options.model is None and options.provider is None):
+        return None
+    from tuibot.model_choice import ChoiceError
+
+    try:
+        await engine.choose_model(chat, options.model, options.provider)
+    except ChoiceError as error:
+        err.write(f"tuibot: {error}\n")
+        if not existing:
+            await engine.delete_chat(chat)
+        return EXIT_MODEL if error.unreachable else EXIT_USAGE
+    return None
 
 
 def _latest_chat(engine: Engine) -> str:

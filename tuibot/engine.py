@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from tuibot.agent.tokens import TokenCounter
 from tuibot.approvals import ApprovalQueue, Decision
-from tuibot.bots import BotDirectory
+from tuibot.bots import Bot, BotDirectory
 from tuibot.delegation.journal import DelegationJournal
 from tuibot.delegation.manager import DelegationManager
 from tuibot.engine_memory import MemoryKeeper
@@ -42,6 +42,8 @@ from tuibot.grants import GrantStore
 from tuibot.llm.parts import ModelClient
 from tuibot.llm.select import Route
 from tuibot.memory import MemoryStore
+from tuibot.model_choice import Listing, chat_model, choose, model_command
+from tuibot.model_choice import listing as model_listing
 from tuibot.paths import DataPaths
 from tuibot.settings import ProviderSettings, Settings
 from tuibot.skills.catalog import SkillCatalog
@@ -412,6 +414,7 @@ class Engine:
             new_chat=lambda: self.new_chat().id,
             compact=self.compact_chat,
             prompts=getattr(self, "mcp", None),
+            model=lambda chat, name, args: model_command(self, chat, name, args),
         )
 
     def _chat_waiting(self, chat: str, holder: Holder) -> None:
@@ -430,6 +433,24 @@ class Engine:
     def memory_for(self, bot: str) -> MemoryStore:
         """The bot's memory store (one per bot, so saves from parallel calls serialise)."""
         return self.memory.memory_for(bot)
+
+    def bot_of_chat(self, meta: ChatMeta) -> Bot:
+        """The bot a chat belongs to (the default bot when that one is gone)."""
+        return self.bots.get(meta.bot) or self.bots.default
+
+    def model_of(self, meta: ChatMeta) -> tuple[str, str]:
+        """(model, provider) the chat's next turn uses; provider "" = chosen by the model."""
+        return chat_model(meta, self.bot_of_chat(meta))
+
+    async def chat_models(self, chat: str, provider: str | None = None) -> Listing:
+        """What the chat's provider (or ``provider``) serves (ChoiceError when it cannot say)."""
+        return await model_listing(self, chat, provider)
+
+    async def choose_model(
+        self, chat: str, model: str | None = None, provider: str | None = None
+    ) -> str:
+        """Switch the chat's model and/or provider, checked (see :mod:`tuibot.model_choice`)."""
+        return await choose(self, chat, model, provider)
 
     def route_for(self, model: str, provider: str | None = None) -> Route:
         """The provider for ``model`` (raises ConfigError with the keyring's complaint).

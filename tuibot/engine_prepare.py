@@ -20,6 +20,7 @@ from tuibot.attachments.chips import chip_labels
 from tuibot.attachments.sending import attachments_for
 from tuibot.delegation.tools import BUILTIN_TOOLS
 from tuibot.events import Notice, TurnStarted
+from tuibot.model_choice import chat_model
 from tuibot.paths import config_home
 from tuibot.permissions import Permission, permission_details, request_summary
 from tuibot.settings import ConfigError
@@ -99,7 +100,7 @@ class TurnBuilder:
                 Notice(chat, "warning", f"set aside line {problem.line}: {problem.reason}")
             )
         bot = await self.bot_for(loaded.meta, loaded.messages, text, notice)
-        route = host.providers.route_for(bot.model, bot.provider)  # a config error ends here
+        route = host.providers.route_for(*chat_model(loaded.meta, bot))  # a config error ends here
         client = host.providers.client_for(route.provider)
         user: ChatMessage = {"role": "user", "content": text, "turn": turn_id}
         if notice:
@@ -257,7 +258,7 @@ class TurnBuilder:
         host = self._host
         loaded = host.chats.load(chat)
         bot = host.bots.get(loaded.meta.bot) or host.bots.default
-        route = host.providers.route_for(bot.model, bot.provider)
+        route = host.providers.route_for(*chat_model(loaded.meta, bot))
         context = self._context(chat, loaded)
         target = CompactTarget(
             chat,

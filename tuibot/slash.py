@@ -21,6 +21,8 @@ from tuibot.typed_values import typed_value
 BUILTIN_HELP = {
     "/new": "start a fresh chat (the current one is kept)",
     "/compact [instructions]": "summarise the older turns now (the chat file keeps them)",
+    "/model [NAME|default]": "list the provider's models, or switch this chat's model",
+    "/provider [NAME] [MODEL]": "list the providers, or switch this chat's provider",
     "/help": "list commands and tools",
     "/TOOL key=value ...": "run a tool directly, without the model",
     "/SERVER__PROMPT key=value ...": "put an MCP server's prompt into the composer",
@@ -56,6 +58,8 @@ class SlashContext:
     """(chat, instructions) -> (done, message): the one command that calls the model."""
     prompts: PromptSource | None = None
     """MCP prompts (``/server__prompt``); a tool of the same name wins."""
+    model: Callable[[str, str, list[str]], Awaitable[tuple[bool, str]]] | None = None
+    """(chat, "model" or "provider", arguments) -> (ok, message): list or switch."""
 
 
 def parse_arguments(tokens: list[str], schema: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -90,6 +94,9 @@ async def run_command(context: SlashContext, chat: str, text: str) -> CommandOut
     if name == "compact" and context.compact is not None:
         ok, message = await context.compact(chat, " ".join(tokens))
         return CommandOutput(chat, "/compact", ok, message)
+    if name in ("model", "provider") and context.model is not None:
+        ok, message = await context.model(chat, name, tokens)
+        return CommandOutput(chat, f"/{name}", ok, message)
     if name == "new":
         new = context.new_chat()
         return CommandOutput(chat, "/new", True, f"Started a new chat: {new}", new_chat=new)

@@ -202,6 +202,8 @@ def run(args: argparse.Namespace) -> int:
         max_steps=args.max_steps,
         max_micros=round(args.max_usd * 1_000_000),
         wait=args.wait,
+        model=args.model,
+        provider=args.provider,
     )
     return asyncio.run(_ask(settings, options, args.base_url))
 

@@ -96,6 +96,10 @@ class ChatMeta:
     """For task chats, ``{"chat": …, "delegation": …}``."""
     pinned: bool = False
     """The user fixed the chat to ``bot``; routing is skipped (task chats are always)."""
+    model: str = ""
+    """The model this chat's turns use (``/model``); "" = the bot's."""
+    provider: str = ""
+    """The provider this chat's turns use (``/provider``); "" = the bot's."""
 
 
 @dataclass
@@ -198,14 +202,24 @@ def meta_from_header(chat_id: str, header: dict[str, Any], updated: float) -> Ch
     parent = header.get("parent")
     parent = parent if isinstance(parent, dict) else None
     pinned = header.get("pinned") is True
+    choice = {key: header[key] for key in ("model", "provider") if isinstance(header.get(key), str)}
     return ChatMeta(
-        chat_id, **text, created=float(created), updated=updated, parent=parent, pinned=pinned
+        chat_id,
+        **text,
+        created=float(created),
+        updated=updated,
+        parent=parent,
+        pinned=pinned,
+        **choice,
     )
 
 
 def _header(meta: ChatMeta) -> dict[str, Any]:
     """The first line of a chat file: the meta without ``updated`` (that is the mtime)."""
     fields = {k: v for k, v in asdict(meta).items() if k != "updated"}
+    for key in ("model", "provider"):  # written only once a person chose one
+        if not fields[key]:
+            del fields[key]
     return {"type": "chat", **fields}
 
 
@@ -319,6 +333,11 @@ class ChatStore:
             raise ChatNotFound(f"no chat matches {prefix!r}")
         shown = ", ".join(found[:5]) + (f" and {len(found) - 5} more" if len(found) > 5 else "")
         raise ChatNotFound(f"chat id {prefix!r} is ambiguous: it matches {shown}")
+
+    def meta(self, chat_id: str) -> ChatMeta:
+        """One chat's meta from its header line alone; ``ChatNotFound`` if there is none."""
+        path = self._existing(validate_chat_id(chat_id))
+        return meta_from_header(chat_id, _read_header(path) or {}, path.stat().st_mtime)
 
     def list(self) -> list[ChatMeta]:
         """Every chat, most recently updated first; reads one line per file."""
@@ -442,6 +461,10 @@ class ChatStore:
     def set_bot(self, chat_id: str, bot: str, *, pinned: bool) -> None:
         """Change the chat's bot; ``pinned`` fixes it there (no routing)."""
         self._set_header(chat_id, bot=bot, pinned=pinned)
+
+    def set_choice(self, chat_id: str, model: str, provider: str) -> None:
+        """Keep the chat's model and provider ("" = the bot's) for its next turns."""
+        self._set_header(chat_id, model=model, provider=provider)
 
     def _set_header(self, chat_id: str, **fields: Any) -> None:
         path = self._existing(chat_id)

@@ -25,6 +25,7 @@ from tuibot.tui.decisions import DecisionCommands
 from tuibot.tui.health import HealthCommands
 from tuibot.tui.looks import LookCommands
 from tuibot.tui.messages import EngineEvent, EngineReady, OpenChat, StreamBatch
+from tuibot.tui.models import ModelCommands
 from tuibot.tui.pane_guard import PaneGuard
 from tuibot.tui.runner import worker_runner
 from tuibot.tui.scheduled import start_scheduled_work
@@ -73,6 +74,7 @@ class ChatPane(Vertical):
 class TuibotApp(
     ChatCommands,
     ShareCommands,
+    ModelCommands,
     HealthCommands,
     WorkCommands,
     DecisionCommands,

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from textual import work
 
 from tuibot.events import CommandOutput, Event, McpServerNotice, TurnFinished, TurnStarted
+from tuibot.tui.models import SWITCH_COMMANDS
 from tuibot.tui.widgets.chat_list import ChatList
 from tuibot.tui.widgets.composer import Composer
 
@@ -50,6 +51,7 @@ class ChatCommands(_AppBase):
         @property
         def status(self) -> StatusBar: ...
         def health_before_send(self) -> None: ...
+        def show_chat_model(self) -> None: ...
 
     _last_escape: float = 0.0
 
@@ -82,13 +84,8 @@ class ChatCommands(_AppBase):
             self.notify(f"Line {problem.line} set aside: {problem.reason}", severity="warning")
         self.query_one(ChatList).set_current(chat)
         self.status.bot = loaded.meta.bot
-        self.status.model = self._model_of(loaded.meta.bot)
+        self.show_chat_model()
         self.refresh_chat_status()
-
-    def _model_of(self, bot_name: str) -> str:
-        engine = self.engine
-        bot = engine.bots.get(bot_name) if engine is not None else None
-        return bot.model if bot is not None else ""
 
     def refresh_chat_status(self) -> None:
         """Queued input and usage of the chat shown."""
@@ -141,6 +138,8 @@ class ChatCommands(_AppBase):
                 self.conversation.show_command_output(event)
                 if event.compose is not None:  # an MCP prompt: the person reads it first
                     self.composer.load_text(event.compose)
+                if event.command in SWITCH_COMMANDS:
+                    self.show_chat_model()
         elif isinstance(event, McpServerNotice) and event.state == "ready":
             self.composer.set_commands(self.command_names())  # its prompts complete now
         elif isinstance(event, TurnStarted | TurnFinished) and event.chat == self.current_chat:

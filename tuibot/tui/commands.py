@@ -19,6 +19,11 @@ from tuibot.tui.keymap import PALETTE_TITLES, binding_rows
 if TYPE_CHECKING:
     from textual.app import App
 
+SWITCHES = (
+    ("Switch model", "pick a model the provider serves for this chat (/model)", "pick_model"),
+    ("Switch provider", "pick a configured provider for this chat (/provider)", "pick_provider"),
+)
+"""Palette commands with no key: (title, help, the app's method)."""
 SKIPPED = frozenset({"quit"})
 """Binding ids Textual's own palette commands already offer (its "Quit" runs ours)."""
 
@@ -31,3 +36,7 @@ def app_commands(app: App[Any]) -> Iterator[SystemCommand]:
         title = PALETTE_TITLES.get(row.binding_id, row.description)
         help_text = f"{row.keys} · {row.description} (tui.keys.{row.binding_id})"
         yield SystemCommand(title, help_text, partial(app.run_action, row.action))
+    for title, help_text, method in SWITCHES:
+        callback = getattr(app, method, None)
+        if callback is not None:
+            yield SystemCommand(title, help_text, callback)

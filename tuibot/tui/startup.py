@@ -73,22 +73,21 @@ async def check_health(engine: Engine) -> Health:
     where = f"{provider.name} {provider.base_url}".strip()
     if provider.kind == "litellm":
         return Health(True, f"{provider.name} (cloud, not probed)")
+    from tuibot.llm.model_list import is_served, served_models
+
     try:
-        async with asyncio.timeout(HEALTH_TIMEOUT_S):
-            models = await engine.client_for(provider).list_models()
+        async with asyncio.timeout(HEALTH_TIMEOUT_S):  # ids with escapes are dropped there
+            models = await served_models(engine.client_for(provider), provider.base_url)
     except (ConfigError, ModelError, TimeoutError, OSError) as error:
         problem = str(error) or type(error).__name__
         return Health(False, where, problem, _advice(engine, provider))
     model = route.model
-    if len(models) == 1 and model not in models and ":" not in models[0]:
-        # llama.cpp (and llama-cpp-python) list the one model they loaded, under its file
-        # name or alias, and answer requests for any name with it: chatting works. Ollama
-        # names carry a tag (``llama3:latest``) and refuse other names, so they still warn.
-        return Health(True, f"{where} (serves {models[0]})")
-    if models and model not in models and not any(m.split(":")[0] == model for m in models):
+    if models and not is_served(model, models):
         shown = ", ".join(models[:5])
         problem = f"the server does not list the model {model!r} (it has: {shown})"
-        return Health(True, where, problem, "Pick one with --model or `tuibot config set`.")
+        return Health(True, where, problem, "Pick one with /model, --model or `tuibot config set`.")
+    if len(models) == 1 and model not in models:  # llama.cpp: it answers any name
+        return Health(True, f"{where} (serves {models[0]})")
     return Health(True, where)
 
 

@@ -1,0 +1,60 @@
+"""``tuibot ask --model/--provider``: the app's checked switch, kept with the chat.
+
+A real ``tuibot ask`` process against the scripted server: a model the server does not
+serve (or a name with escapes) is exit 2 with one line and leaves no chat behind; the
+chosen model is kept, so ``ask -c`` goes on with it, as reopening the chat in the app does.
+"""
+
+from __future__ import annotations
+
+from ask_helpers import Ran, child_env, run, tuibot_argv
+from scripted_replies import text
+from scripted_server import ScriptedServer
+
+from tuibot.paths import DataPaths
+from tuibot.store.chats import ChatStore
+
+
+def run_ask(server: ScriptedServer | str, *args: str) -> Ran:
+    """``tuibot ask`` with the test model from the environment, not a --model flag."""
+    url = server if isinstance(server, str) else server.url
+    argv = tuibot_argv("ask", "--base-url", url, *args)
+    return run(argv, env=child_env(TUIBOT_AGENT__MODEL="test-model"))
+
+
+def chat_models(server: ScriptedServer) -> list[str]:
+    return [str(r.body["model"]) for r in server.requests if r.body and "model" in r.body]
+
+
+def chats() -> list[str]:
+    return [meta.id for meta in ChatStore(DataPaths.default().chats).list()]
+
+
+def test_ask_model_is_checked_and_kept_with_the_chat() -> None:
+    with ScriptedServer(models=["test-model", "qwen3:8b"]) as server:
+        server.enqueue(text("one"), text("two"))
+        first = run_ask(server, "--model", "qwen3:8b", "hello")
+        assert first.code == 0, first.stderr
+        again = run_ask(server, "-c", "and again")  # no --model: the chat's own
+        assert again.code == 0, again.stderr
+        assert chat_models(server) == ["qwen3:8b", "qwen3:8b"]
+
+
+def test_ask_refuses_an_unserved_or_hostile_model_and_leaves_no_chat() -> None:
+    with ScriptedServer(models=["test-model", "qwen3:8b"]) as server:
+        for name in ("qwen3:8", "evil\x1b]0;owned\x07"):
+            ran = run_ask(server, "--model", name, "hello")
+            assert ran.code == 2, ran.stderr
+            assert "\x1b" not in ran.stderr
+            assert "Nothing" not in ran.stdout and ran.stdout == ""
+        assert chats() == []
+        assert chat_models(server) == []
+
+
+def test_ask_model_with_the_server_down_is_exit_3() -> None:
+    with ScriptedServer() as server:
+        url = server.url
+    ran = run_ask(url, "--model", "other", "hello")
+    assert ran.code == 3, ran.stderr
+    assert "Cannot list the models of local" in ran.stderr
+    assert chats() == []
