@@ -86,6 +86,8 @@ def test_the_cron_tool_is_still_offered_to_the_model(server: ScriptedServer, tmp
     modules, _, code = modules_after(argv, tmp_path / "modules.json")
 
     assert code == 0
-    offered = [t["function"]["name"] for t in server.requests[0].body.get("tools", [])]
+    chat = next(r for r in server.requests if r.path == "/v1/chat/completions")
+    assert chat.body is not None  # (--model first checks the model list: a GET)
+    offered = [t["function"]["name"] for t in chat.body.get("tools", [])]
     assert "cron" in offered and "exec" in offered and "delegate" in offered
     assert "tuibot.jobs.book" not in modules
