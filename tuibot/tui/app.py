@@ -21,6 +21,7 @@ from tuibot.events import ApprovalDecided, ApprovalRequested
 from tuibot.tui.bridge import EngineBridge
 from tuibot.tui.chat_share import ShareCommands
 from tuibot.tui.chats import ChatCommands
+from tuibot.tui.copying import COPY_BINDINGS, CopyCommands
 from tuibot.tui.decisions import DecisionCommands
 from tuibot.tui.health import HealthCommands
 from tuibot.tui.looks import LookCommands
@@ -71,6 +72,7 @@ class ChatPane(Vertical):
 
 
 class TuibotApp(
+    CopyCommands,
     ChatCommands,
     ShareCommands,
     HealthCommands,
@@ -122,6 +124,7 @@ class TuibotApp(
         Binding("f7", "grants", "Grants", id="grants", show=False, priority=True),
         Binding("f8", "maximize_pane", "Zoom pane", id="zoom", show=False, priority=True),
         Binding("f9", "jobs", "Jobs", id="jobs", show=False, priority=True),
+        *COPY_BINDINGS,
     ]
     """Every app-wide binding; each ``id`` can be rebound under ``[tui.keys]``."""
 
@@ -405,13 +408,3 @@ class TuibotApp(
 
         if self.engine is not None:
             self.push_screen(JobsScreen(self.engine))
-
-    def action_interrupt(self) -> None:
-        """Ctrl+C: copy a selection, else stop the running turn, else say how to quit."""
-        composer = self.composer
-        if self.focused is composer and composer.selected_text:
-            self.copy_to_clipboard(composer.selected_text)
-            return
-        if self.interrupt_current():
-            return
-        self.notify("Nothing is running. Press ctrl+q to quit.", timeout=3)

@@ -64,6 +64,8 @@ PALETTE_TITLES = {
     "grants": "Grants",
     "zoom": "Zoom pane",
     "jobs": "Scheduled jobs",
+    "copy_answer": "Copy the answer in view (Markdown)",
+    "copy_code": "Copy a code block of the answer in view",
 }
 """Binding id → the command palette's title for it (the binding's description otherwise)."""
 
