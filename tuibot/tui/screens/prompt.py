@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from textual.app import ComposeResult
+from textual.content import Content
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import ModalScreen
@@ -34,7 +35,7 @@ class PromptScreen(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Label(self.question)
+            yield Label(Content(self.question))  # a title in it may hold brackets
             yield Input(self.value, placeholder=self.placeholder)
             yield Label("Enter to confirm · Esc to cancel", classes="hint")
 
