@@ -47,3 +47,16 @@ async def test_your_message_is_shown_as_typed(server: ScriptedServer) -> None:
         shown = [row for row in shown if row]
         assert shown == PASTED.split("\n"), "each typed line on its own row, unchanged"
         app.action_interrupt()
+
+
+async def test_the_approvals_badge_survives_80_columns(server: ScriptedServer) -> None:
+    app = make_app(server)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        status = app.status
+        status.bot, status.model = "Assistant", "a-rather-long-model-name:latest"
+        status.health_detail = "local http://127.0.0.1:8000/v1"
+        status.pending = 2
+        await pilot.pause()
+        row = status.render_line(0).text
+        assert "⚑ 2 approvals (ctrl+g)" in row, row
