@@ -307,19 +307,31 @@ def _may_ask(turn: Turn, call: PendingCall) -> bool:
         return spec.permission(arguments) is not None
 
 
+@dataclass
+class _RunTime:
+    """A call's duration: since it started, less the time it waited for a person."""
+
+    started: float = field(default_factory=time.monotonic)
+    waited: float = 0.0
+
+    def seconds(self) -> float:
+        """How long the call ran (the tool log shows this, not the wait for approval)."""
+        return time.monotonic() - self.started - self.waited
+
+
 async def _run_call(turn: Turn, call: PendingCall, cut_off: bool) -> None:
     """Parse, confirm, run and record one call; every failure becomes a result."""
     parsed = parse_arguments(call.arguments)
     arguments = parsed.value if parsed.value is not None else {"_raw": call.arguments}
     turn.emit(ToolStarted(turn.chat, turn.turn_id, call.id, call.name, arguments))
-    started = time.monotonic()
+    clock = _RunTime()
     try:
         if cut_off:
             result = ToolResult(False, f"{CUT_OFF_CALL}\n\n{ERROR_HINT}")
         elif parsed.value is None:
             result = ToolResult(False, f"Error: {parsed.error}\n\n{ERROR_HINT}")
         else:
-            result = await _confirmed_execute(turn, call, parsed.value)
+            result = await _confirmed_execute(turn, call, parsed.value, clock)
     except asyncio.CancelledError:  # the call gets its result now, not at the next load
         record = interrupted_result(call.id, call.name)
         _keep(turn, _tagged(turn, record))
@@ -331,12 +343,12 @@ async def _run_call(turn: Turn, call: PendingCall, cut_off: bool) -> None:
                 call.name,
                 False,
                 INTERRUPTED_RESULT,
-                time.monotonic() - started,
+                clock.seconds(),
             )
         )
         raise
     result = ToolResult(result.ok, redact(result.output))  # a tool may read a key from disk
-    duration = time.monotonic() - started
+    duration = clock.seconds()
     _keep(
         turn,
         _tagged(
@@ -364,7 +376,7 @@ async def _run_call(turn: Turn, call: PendingCall, cut_off: bool) -> None:
 
 
 async def _confirmed_execute(
-    turn: Turn, call: PendingCall, arguments: dict[str, Any]
+    turn: Turn, call: PendingCall, arguments: dict[str, Any], clock: _RunTime
 ) -> ToolResult:
     """Ask for approval when the tool wants it, then run it in the turn's workspace."""
     spec = turn.tools.runnable(call.name)  # disabled or gated: refused, never asked
@@ -373,7 +385,11 @@ async def _confirmed_execute(
     with use_scope(turn.scope):
         permission = spec.permission(arguments) if spec is not None and valid else None
     if permission is not None:
-        allowed, reason = await turn.approve(call.id, call.name, arguments, permission)
+        asked = time.monotonic()
+        try:
+            allowed, reason = await turn.approve(call.id, call.name, arguments, permission)
+        finally:
+            clock.waited += time.monotonic() - asked
         if not allowed:
             return ToolResult(False, f"Denied by the user: {reason}. {DENIED_HINT}")
     with use_scope(replace(turn.scope, call_id=call.id)):

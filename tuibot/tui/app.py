@@ -21,6 +21,7 @@ from tuibot.events import ApprovalDecided, ApprovalRequested
 from tuibot.tui.bridge import EngineBridge
 from tuibot.tui.chat_share import ShareCommands
 from tuibot.tui.chats import ChatCommands
+from tuibot.tui.copying import COPY_BINDINGS, CopyCommands
 from tuibot.tui.decisions import DecisionCommands
 from tuibot.tui.health import HealthCommands
 from tuibot.tui.looks import LookCommands
@@ -72,6 +73,7 @@ class ChatPane(Vertical):
 
 
 class TuibotApp(
+    CopyCommands,
     ChatCommands,
     ShareCommands,
     ModelCommands,
@@ -125,6 +127,7 @@ class TuibotApp(
         Binding("f8", "maximize_pane", "Zoom pane", id="zoom", show=False, priority=True),
         Binding("f9", "jobs", "Jobs", id="jobs", show=False, priority=True),
         Binding("f10", "servers", "MCP servers", id="servers", show=False, priority=True),
+        *COPY_BINDINGS,
     ]
     """Every app-wide binding; each ``id`` can be rebound under ``[tui.keys]``."""
 
@@ -415,13 +418,3 @@ class TuibotApp(
 
         if self.engine is not None:
             self.push_screen(ServersScreen(getattr(self.engine, "mcp", None)))
-
-    def action_interrupt(self) -> None:
-        """Ctrl+C: copy a selection, else stop the running turn, else say how to quit."""
-        composer = self.composer
-        if self.focused is composer and composer.selected_text:
-            self.copy_to_clipboard(composer.selected_text)
-            return
-        if self.interrupt_current():
-            return
-        self.notify("Nothing is running. Press ctrl+q to quit.", timeout=3)

@@ -65,6 +65,8 @@ PALETTE_TITLES = {
     "zoom": "Zoom pane",
     "jobs": "Scheduled jobs",
     "servers": "MCP servers: state, restart",
+    "copy_answer": "Copy the answer in view (Markdown)",
+    "copy_code": "Copy a code block of the answer in view",
 }
 """Binding id → the command palette's title for it (the binding's description otherwise)."""
 

@@ -7,6 +7,7 @@ from typing import ClassVar
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Label
 
@@ -38,10 +39,11 @@ class ConfirmScreen(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Label(self.question)
+            # Content, not markup: "[y]" is a key hint and a chat title may hold brackets.
+            yield Label(Content(self.question))
             with Horizontal():
-                yield Button(f"{self.yes_label} [y]", id="yes", variant="warning")
-                yield Button(f"{self.no_label} [n]", id="no", variant="primary")
+                yield Button(Content(f"{self.yes_label} [y]"), id="yes", variant="warning")
+                yield Button(Content(f"{self.no_label} [n]"), id="no", variant="primary")
 
     def on_mount(self) -> None:
         self.query_one("#no", Button).focus()

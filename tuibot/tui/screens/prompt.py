@@ -7,6 +7,7 @@ from typing import ClassVar
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
+from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label
 
@@ -34,7 +35,7 @@ class PromptScreen(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Label(self.question)
+            yield Label(Content(self.question))  # a title in it may hold brackets
             yield Input(self.value, placeholder=self.placeholder)
             yield Label("Enter to confirm · Esc to cancel", classes="hint")
 

@@ -18,8 +18,9 @@ EXPAND_BINDING = Binding("enter", "toggle_block", "Expand / collapse", id="conve
 """Enter on a focused reasoning block or tool call row opens or closes it."""
 
 
-class UserMessage(Markdown):
-    """What the person wrote, as Markdown."""
+class UserMessage(Static):
+    """What the person wrote, as they typed it: pasted lines stay lines, no Markdown,
+    no markup (a message is text to show, not formatting to apply)."""
 
     DEFAULT_CSS = """
     UserMessage {
@@ -27,9 +28,13 @@ class UserMessage(Markdown):
         padding: 0 1;
         border-left: thick $primary;
         background: $boost;
-        & > MarkdownBlock:last-child { margin-bottom: 0; }
     }
     """
+
+    def __init__(self, text: str, **kwargs: Any) -> None:
+        super().__init__(Content(text), markup=False, **kwargs)
+        self.source = text
+        """The message as typed (what a copy of it gives)."""
 
 
 class NoticeBlock(Markdown):

@@ -71,8 +71,18 @@ class StatusBar(Widget):
             line.append(f"   ctx {_tokens(used)}/{_window(window)}", style)
         line.append(f"   chat {_usage_text(self.chat_usage)}")
         line.append(f" · session {_usage_text(self.session_usage)}", "dim")
-        if self.pending:
-            badge = f" ⚑ {self.pending} approval{'s' if self.pending != 1 else ''} (ctrl+g) "
-            line.append("   ")
-            line.append(badge, "bold reverse")
+        return self._with_badge(line)
+
+    # -- the approvals badge: kept whole on a narrow terminal ------------------------
+
+    def _with_badge(self, line: Text) -> Text:
+        """``line`` with the badge at its end, cutting the line (not the badge) to fit."""
+        if not self.pending:
+            return line
+        badge = f" ⚑ {self.pending} approval{'s' if self.pending != 1 else ''} (ctrl+g) "
+        room = self.content_region.width - len(badge) - 3
+        if self.content_region.width and line.cell_len > room:
+            line.truncate(max(0, room), overflow="ellipsis")
+        line.append("   ")
+        line.append(badge, "bold reverse")
         return line
