@@ -170,3 +170,9 @@ async def test_an_image_is_kept_aside_not_pasted_as_base64() -> None:
         assert "kept:image/png:" in text and "iVBOR" not in text
     finally:
         await connection.close()
+
+
+def test_restarts_back_off_from_one_second_to_a_minute() -> None:
+    from tuibot.mcp.connection import backoff
+
+    assert [backoff(n) for n in (1, 2, 3, 4, 7, 8, 50)] == [1, 2, 4, 8, 60, 60, 60]
