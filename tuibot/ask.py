@@ -322,8 +322,9 @@ async def _choose_model(
         await engine.choose_model(chat, options.model, options.provider)
     except ChoiceError as error:
         err.write(f"tuibot: {error}\n")
-        if not existing:
+        if not existing:  # said, so the id printed above is not looked for later
             await engine.delete_chat(chat)
+            err.write(f"tuibot: nothing was answered; chat {chat} not kept\n")
         return EXIT_MODEL if error.unreachable else EXIT_USAGE
     return None
 
