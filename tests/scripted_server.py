@@ -130,9 +130,14 @@ class _Handler(BaseHTTPRequestHandler):
             body = None
         scripted = self.server.scripted
         headers = {k.lower(): v for k, v in self.headers.items()}
-        scripted._record(
-            RecordedRequest(path, headers, body if isinstance(body, dict) else None, self.command)
+        recorded = RecordedRequest(
+            path, headers, body if isinstance(body, dict) else None, self.command
         )
+        if path == "/api/version":  # tuibot's is-it-Ollama probe: kept apart from requests
+            with scripted._cond:
+                scripted.probes.append(recorded)
+        else:
+            scripted._record(recorded)
         if path in scripted.routes and isinstance(scripted.routes[path], bytes):
             self._send_raw(scripted.routes[path])  # garbage a broken server sends
         elif path in scripted.routes:  # a server's own endpoints (window probes: /props …)
@@ -292,6 +297,9 @@ class ScriptedServer:
         """What ``POST /v1/audio/transcriptions`` answers, oldest first (an ``error`` reply
         answers with that error); its form is recorded under ``…/transcriptions/form``."""
         self.routes: dict[str, Any] = {}
+        self.probes: list[RecordedRequest] = []
+        """``/api/version`` requests (tuibot asks once per address whether it is Ollama);
+        they are not in ``requests``, which tests count as model calls."""
         """Extra paths answered with a fixed JSON body (``/props``, ``/api/show`` …); a
         ``bytes`` body is sent as it is (a broken ``/v1/models``)."""
         self._cond = threading.Condition()

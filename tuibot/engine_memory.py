@@ -117,7 +117,7 @@ class MemoryKeeper:
             return None
         store = self.memory_for(bot)
         before = store.read()
-        route = self._providers.route_for(agent.model)
+        route = await self._providers.resolve(agent.model)
         text = await consolidate(
             self._providers.client_for(route.provider),
             route.model,

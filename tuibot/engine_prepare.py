@@ -100,7 +100,7 @@ class TurnBuilder:
                 Notice(chat, "warning", f"set aside line {problem.line}: {problem.reason}")
             )
         bot = await self.bot_for(loaded.meta, loaded.messages, text, notice)
-        route = host.providers.route_for(*chat_model(loaded.meta, bot))  # a config error ends here
+        route = await host.providers.resolve(*chat_model(loaded.meta, bot))  # a config error: here
         client = host.providers.client_for(route.provider)
         user: ChatMessage = {"role": "user", "content": text, "turn": turn_id}
         if notice:
@@ -215,7 +215,7 @@ class TurnBuilder:
         from tuibot.agent.router import choose_bot  # only with bots to choose between
 
         default = host.bots.default
-        route = host.providers.route_for(default.model, default.provider)
+        route = await host.providers.resolve(default.model, default.provider)
         choice = await choose_bot(
             host.providers.client_for(route.provider),
             route.model,
@@ -258,7 +258,7 @@ class TurnBuilder:
         host = self._host
         loaded = host.chats.load(chat)
         bot = host.bots.get(loaded.meta.bot) or host.bots.default
-        route = host.providers.route_for(*chat_model(loaded.meta, bot))
+        route = await host.providers.resolve(*chat_model(loaded.meta, bot))
         context = self._context(chat, loaded)
         target = CompactTarget(
             chat,

@@ -13,6 +13,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from tuibot.llm.ollama_detect import ServerKinds
 from tuibot.llm.parts import ModelClient
 from tuibot.llm.select import Route, make_client, needs_key, reported_window, select_route
 from tuibot.llm.windows import WindowBook
@@ -36,7 +37,9 @@ class Providers:
         self._key_lookup = key_lookup or self._keyring_lookup
         self._key_problem = ""
         self._keys: dict[str, str | None] = {}
-        self._clients: dict[str, ModelClient] = {}
+        self._clients: dict[tuple[str, str], ModelClient] = {}
+        self.kinds = ServerKinds(windows_file.with_name("servers.json"))
+        """Which base URLs are Ollama (see :mod:`tuibot.llm.ollama_detect`)."""
         self.prompt_tools: set[str] = set()
         """Providers that refused native tools; their turns get the tools in the prompt."""
         self.windows = WindowBook(
@@ -61,15 +64,36 @@ class Providers:
         if provider is not None and provider != settings.agent.provider:
             settings = replace(settings, agent=replace(settings.agent, provider=provider))
         try:
-            return select_route(settings, model, self._key_lookup)
+            route = select_route(settings, model, self._key_lookup)
         except ConfigError as error:
             if self._key_problem:
                 raise ConfigError(f"{error}. {self._key_problem}") from error
             raise
+        if self._may_detect(route.provider) and self.kinds.known(route.provider.base_url):
+            return Route(replace(route.provider, kind="ollama"), route.model)
+        return route
+
+    async def resolve(self, model: str, provider: str | None = None) -> Route:
+        """:meth:`route_for`, after asking the provider's server once whether it is Ollama.
+
+        Turns, ``/compact``, the router and ``doctor`` call this first; every later
+        ``route_for`` then knows the answer without asking.
+        """
+        route = self.route_for(model, provider)
+        chosen = route.provider
+        unknown = self._may_detect(chosen) and self.kinds.known(chosen.base_url) is None
+        if unknown and await self.kinds.probe(chosen.base_url, self._key_lookup(chosen)):
+            return self.route_for(model, provider)
+        return route
+
+    def _may_detect(self, provider: ProviderSettings) -> bool:
+        """An OpenAI-kind provider with an address whose kind nobody set explicitly."""
+        origin = self._settings().origins.get(f"providers.{provider.name}.kind", "default")
+        return provider.kind == "openai" and bool(provider.base_url) and origin == "default"
 
     def client_for(self, provider: ProviderSettings) -> ModelClient:
         """One client per provider, made on first use."""
-        client = self._clients.get(provider.name)
+        client = self._clients.get((provider.name, provider.kind))
         if client is None:
             key = self._key_lookup(provider)
             if needs_key(provider) and not key:
@@ -79,14 +103,14 @@ class Providers:
                     f"its environment variable. {self._key_problem}".strip()
                 )
             client = make_client(provider, key)
-            self._clients[provider.name] = client
+            self._clients[(provider.name, provider.kind)] = client
         return client
 
     def overridden(self, origin: str, **changes: Any) -> Settings:
         """The settings with CLI flags such as ``--base-url`` applied to the model's provider."""
         settings = self._settings()
         route = self.route_for(settings.agent.model)
-        provider = replace(route.provider, **changes)
+        provider = replace(settings.providers[route.provider.name], **changes)  # as configured
         origins = {f"providers.{provider.name}.{key}": origin for key in changes}
         return replace(
             settings,

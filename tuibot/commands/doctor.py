@@ -99,8 +99,11 @@ async def _mcp_checks(engine: Any) -> bool:
 
 async def _window_check(engine: Any, provider: Any, model: str) -> None:
     """The model's context window and where it was found (probed and cached now)."""
-    name = engine.route_for(model).model  # as turns send it (a routing prefix stripped)
-    window = await engine.windows.discover(provider, name)
+    route = await engine.providers.resolve(model)  # Ollama behind an openai kind: native
+    name = route.model  # as turns send it (a routing prefix stripped)
+    if route.provider.kind != provider.kind:
+        _line(OK, f"provider {provider.name}", "Ollama detected: speaking /api/chat (num_ctx)")
+    window = await engine.windows.discover(route.provider, name)
     if window.known:
         _line(OK, "context window", f"{name}: {window.tokens} tokens (from {window.source})")
     else:
