@@ -1,4 +1,5 @@
-"""A scripted Ollama server on loopback: ``/api/chat`` NDJSON, ``/api/show``, ``/api/tags``.
+"""A scripted Ollama server on loopback: ``/api/chat`` NDJSON, ``/api/show``, ``/api/ps``,
+``/api/tags``, ``/api/version``.
 
 Written from Ollama's API docs (docs/api.md): a streamed chat answer is one JSON object a
 line, ``message.content`` / ``message.thinking`` / ``message.tool_calls`` (arguments as
@@ -66,6 +67,11 @@ class OllamaServer:
     def __init__(self, models: dict[str, int] | None = None) -> None:
         self.models = dict(models if models is not None else {"qwen3:0.6b": 40960})
         """Model names and their trained context length (``/api/show``)."""
+        self.loaded: dict[str, int] = {}
+        """Models ``/api/ps`` lists as loaded, with their ``context_length``."""
+        self.show_length = True
+        """Whether ``/api/show`` has ``model_info["<arch>.context_length"]`` (older
+        servers and some models leave it out)."""
         self.requests: list[tuple[str, dict[str, Any] | None]] = []
         self.replies: deque[OllamaReply] = deque()
         self._lock = threading.Lock()
@@ -132,6 +138,9 @@ class _Handler(BaseHTTPRequestHandler):
             self._json(200, {"version": "0.12.6"})
         elif self.path == "/api/tags":
             self._json(200, {"models": [{"name": name} for name in scripted.models]})
+        elif self.path == "/api/ps":
+            loaded = scripted.loaded.items()
+            self._json(200, {"models": [{"name": n, "context_length": c} for n, c in loaded]})
         elif self.path == "/api/show":
             self._show(body or {})
         elif self.path == "/api/chat" and body is not None:
@@ -150,7 +159,9 @@ class _Handler(BaseHTTPRequestHandler):
         if length is None:
             self._json(404, {"error": f"model '{name}' not found"})
             return
-        info = {"general.architecture": "qwen3", "qwen3.context_length": length}
+        info: dict[str, Any] = {"general.architecture": "qwen3"}
+        if self.scripted.show_length:
+            info["qwen3.context_length"] = length
         self._json(200, {"parameters": "temperature 0.6", "model_info": info})
 
     def _json(self, status: int, payload: Any) -> None:

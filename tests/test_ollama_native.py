@@ -87,6 +87,22 @@ async def test_num_ctx_holds_a_big_chat_so_nothing_is_cut() -> None:
     assert done.context is not None and done.context["window"] == 40960  # from /api/show
 
 
+async def test_without_a_trained_length_the_loaded_context_of_api_ps_is_the_window() -> None:
+    """``/api/show`` without ``model_info`` lengths: ``/api/ps`` says what is loaded."""
+    with OllamaServer({"qwen3:0.6b": 40960}) as server:
+        server.show_length = False
+        server.loaded = {"qwen3:0.6b": 16384}
+        server.enqueue(answer("ok"))
+        engine = engine_for(server, agent__tools=["read_file"])
+        chat = engine.new_chat().id
+        seed_big_result(engine, chat)
+        done = await ask(engine, chat, "and now?")
+        await engine.close()
+    assert done.status == "completed", done.error
+    assert done.context is not None and done.context["window"] == 16384
+    assert server.chats()[0]["options"]["num_ctx"] <= 16384  # within what is loaded
+
+
 async def test_config_window_caps_num_ctx_and_fitting() -> None:
     with OllamaServer({"qwen3:0.6b": 40960}) as server:
         server.enqueue(answer("ok"))

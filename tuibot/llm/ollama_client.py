@@ -3,8 +3,9 @@
 Why native: only ``/api/chat`` honours ``options.num_ctx``; through the OpenAI endpoint
 Ollama cuts every prompt to its default window without a word. Each request gets a
 ``num_ctx`` big enough for the fitted prompt plus the reply reserve, within the model's
-trained length (``/api/show``) and the config's ``context_window``. It only grows per
-model, in powers of two, because every new ``num_ctx`` makes Ollama reload the model.
+trained length (``/api/show``, else ``/api/ps``) and the config's ``context_window``.
+It only grows per model, in powers of two, because every new ``num_ctx`` makes Ollama
+reload the model.
 
 Why httpx and not the ``ollama`` package: httpx is already imported by the openai SDK,
 while ``import ollama`` adds ~350 ms (pydantic models) to every start (measured with
@@ -21,7 +22,12 @@ from typing import TYPE_CHECKING, Any
 from tuibot.llm.errors import ModelError, describe_status, unreachable
 from tuibot.llm.ollama_wire import LineReader, chat_body
 from tuibot.llm.parts import StreamPart
-from tuibot.llm.window_probe import server_root
+from tuibot.llm.window_probe import (
+    loaded_length,
+    num_ctx_parameter,
+    server_root,
+    trained_length,
+)
 from tuibot.llm.windows import configured
 
 if TYPE_CHECKING:
@@ -148,24 +154,23 @@ class OllamaClient:
         )
 
     async def context_window(self, model: str) -> int | None:
-        """The model's trained context length from ``/api/show`` (None: not reported)."""
+        """The most ``num_ctx`` may be: the trained length (``/api/show``), else the
+        loaded context (``/api/ps``), else the Modelfile's ``num_ctx`` (None: unknown)."""
         if model not in self._trained:
-            self._trained[model] = await self._show_length(model)
+            show, ps = await asyncio.gather(
+                self._json("POST", "/api/show", {"model": model}), self._json("GET", "/api/ps")
+            )
+            found = trained_length(show) or loaded_length(ps, model) or num_ctx_parameter(show)
+            self._trained[model] = found
         return self._trained[model]
 
-    async def _show_length(self, model: str) -> int | None:
-        """``model_info["<arch>.context_length"]`` of ``/api/show``."""
+    async def _json(self, method: str, path: str, body: Any = None) -> Any:
+        """One endpoint's JSON answer, or None for any failure (the next source decides)."""
         try:
-            answer = await self._http.post(
-                f"{self.root}/api/show", json={"model": model}, timeout=5.0
-            )
-            info = answer.json().get("model_info") if answer.status_code == 200 else None
+            answer = await self._http.request(method, f"{self.root}{path}", json=body, timeout=5.0)
+            return answer.json() if answer.status_code == 200 else None
         except Exception:
-            return None  # unknown here; the window falls back to the next source
-        for key, value in info.items() if isinstance(info, dict) else ():
-            if key.endswith(".context_length") and isinstance(value, int) and value > 0:
-                return value
-        return None
+            return None
 
     async def list_models(self) -> list[str]:
         """Model names from ``GET /api/tags``."""

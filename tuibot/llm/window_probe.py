@@ -77,22 +77,34 @@ def _count(value: Any) -> int | None:
 
 def _ollama(show: Any, ps: Any, model: str) -> int | None:
     """Ollama's effective window: loaded context, else ``num_ctx``, else its default."""
-    trained = None
+    trained = trained_length(show)
+    window = loaded_length(ps, model) or num_ctx_parameter(show) or OLLAMA_DEFAULT
+    return min(window, trained) if trained else window
+
+
+def trained_length(show: Any) -> int | None:
+    """``model_info["<arch>.context_length"]`` of an ``/api/show`` answer."""
     info = show.get("model_info") if isinstance(show, dict) else None
-    if isinstance(info, dict):
-        trained = next(
-            (_count(v) for k, v in info.items() if k.endswith(".context_length") and _count(v)),
-            None,
-        )
-    loaded = None
+    for key, value in info.items() if isinstance(info, dict) else ():
+        if key.endswith(".context_length") and _count(value):
+            return int(value)
+    return None
+
+
+def loaded_length(ps: Any, model: str) -> int | None:
+    """``context_length`` of ``model`` as ``/api/ps`` lists it loaded (None: not loaded)."""
     for entry in ps.get("models") or () if isinstance(ps, dict) else ():
         names = {entry.get("name"), entry.get("model")} if isinstance(entry, dict) else set()
         if model in names or f"{model}:latest" in names:
-            loaded = _count(entry.get("context_length"))
+            return _count(entry.get("context_length"))
+    return None
+
+
+def num_ctx_parameter(show: Any) -> int | None:
+    """The ``num_ctx`` a Modelfile sets (``/api/show``'s ``parameters`` text)."""
     parameters = show.get("parameters") if isinstance(show, dict) else None
     found = _NUM_CTX.search(parameters) if isinstance(parameters, str) else None
-    window = loaded or (int(found.group(1)) if found else OLLAMA_DEFAULT)
-    return min(window, trained) if trained else window
+    return int(found.group(1)) if found else None
 
 
 def _llama_cpp(props: Any) -> int | None:
