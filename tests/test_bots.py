@@ -287,3 +287,37 @@ async def test_a_result_notice_goes_to_the_bot_that_gave_the_work_not_the_router
     direct = [e.bot for e in events.of(TurnStarted) if e.chat == chat]
     assert direct == ["Coder", "Coder"]
     await engine.close()
+
+
+async def test_the_classifier_request_fits_a_small_window(
+    server: ScriptedServer, hermetic: Path
+) -> None:
+    """Twenty 600-character messages (~4k tokens) would overflow a 2,048 window: the
+    router reads only the newest that fit, and always the message it routes."""
+    Path("tuibot.toml").write_text(
+        TWO_BOTS.format(url=server.url).replace(
+            "max_retries = 0", "max_retries = 0\ncontext_window = 2048"
+        ),
+        encoding="utf-8",
+    )
+    trust_file()
+    engine = Engine(load_settings(None, env={}))
+    engine.load_tools()
+    chat = engine.new_chat().id
+    for i in range(10):
+        engine.chats.append(
+            chat,
+            [
+                {"role": "user", "content": f"u{i} " + "w" * 600},
+                {"role": "assistant", "content": f"a{i} " + "r" * 600, "bot": "Coder"},
+            ],
+        )
+    server.enqueue(tool_calls([("route", '{"bot": "Coder", "confidence": 0.8}')]), text("Done."))
+    await ask(engine, chat, "fix the failing test")
+    await engine.close()
+    routed = server.requests[0].body
+    assert routed is not None and routed["tools"][0]["function"]["name"] == "route"
+    sent = sum(len(m["content"]) for m in routed["messages"])
+    assert sent <= 2048 * 0.5 * 3.2, sent
+    assert routed["messages"][-1]["content"] == "fix the failing test"
+    assert routed["messages"][-2]["content"].startswith("[Bot: Coder] a9")  # the newest kept

@@ -195,3 +195,47 @@ async def test_a_consolidated_marker_survives_a_repairing_rewrite(hermetic: Path
     assert loaded.repaired == 1 and loaded.consolidated == 2
     again = store.load(chat)  # after the rewrite the marker is still there
     assert again.consolidated == 2 and again.repaired == 0
+
+
+async def test_consolidation_fits_the_window_and_folds_the_rest_next_time(
+    server: ScriptedServer, hermetic: Path
+) -> None:
+    """Twenty turns of 3,000-character messages (~45k tokens) against a 4,096 window:
+    the request holds only what fits, and the fold stops there, at a user message."""
+    engine = make_engine(
+        server,
+        agent__consolidate_after=4,
+        agent__consolidate_keep=2,
+        agent__auto_compact=False,
+        providers__local__context_window=4096,
+    )
+    chat = engine.new_chat().id
+    for i in range(20):
+        engine.chats.append(
+            chat,
+            [
+                {"role": "user", "content": f"q{i} " + "words " * 500},
+                {"role": "assistant", "content": f"a{i} " + "reply " * 500},
+            ],
+        )
+    server.enqueue(text("answer"), text("## Notes\n- long talk"))
+    await ask(engine, chat, "one more")
+    await _settle(engine)
+    request = server.requests[-1].body
+    assert request is not None
+    sent = sum(len(m["content"]) for m in request["messages"])
+    assert sent <= 4096 * 3.2, sent  # within the window at the assumed 3.2 chars a token
+    folded = engine.chats.load(chat).consolidated
+    assert 0 < folded < 40 and engine.chats.load(chat).messages[folded]["role"] == "user"
+    await engine.close()
+
+
+def test_a_first_turn_bigger_than_the_room_is_folded_alone_and_a_huge_memory_waits() -> None:
+    from tuibot.agent.consolidate import fold_end, transcript_room
+
+    messages = _chat("user", "assistant", "user", "assistant")
+    messages[1]["content"] = "x" * 3000
+    assert fold_end(messages, 0, 4, room=1000) == 2  # that turn only, cut to fit
+    assert fold_end(messages, 0, 4, room=100_000) == 4
+    with pytest.raises(ConsolidationError, match="no room"):
+        transcript_room(2048, 1024, 3.2, memory="m" * 8000)

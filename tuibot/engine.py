@@ -19,7 +19,6 @@ from collections.abc import Callable, Coroutine
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from tuibot.agent.tokens import TokenCounter
 from tuibot.approvals import ApprovalQueue, Decision
 from tuibot.bots import Bot, BotDirectory
 from tuibot.delegation.journal import DelegationJournal
@@ -119,7 +118,7 @@ class Engine:
         """Routes, keys, one client per provider, context windows."""
         self.windows = self.providers.windows
         """Each model's context window, cached on disk (see docs/context.md)."""
-        self.tokens = TokenCounter()
+        self.tokens = self.providers.tokens
         self.skills = SkillCatalog(default_roots(), self._skill_problems)
         self._background: set[asyncio.Task[Any]] = set()
         """Consolidations and late notes running after their turns; cancelled on close."""

@@ -106,7 +106,7 @@ class MemoryKeeper:
 
     async def _fold(self, chat: str, bot: str) -> int | None:
         """Do one consolidation: how many messages went in, or None when none were due."""
-        from tuibot.agent.consolidate import consolidate, pick
+        from tuibot.agent.consolidate import consolidate, fold_end, pick, transcript_room
 
         agent = self._settings().agent
         loaded = self._chats.load(chat, readonly=True)
@@ -118,6 +118,10 @@ class MemoryKeeper:
         store = self.memory_for(bot)
         before = store.read()
         route = await self._providers.resolve(agent.model)
+        window = await self._providers.windows.discover(route.provider, route.model)
+        ratio = self._providers.tokens.ratio(route.model)
+        room = transcript_room(window.tokens, agent.reply_reserve, ratio, before)
+        upto = fold_end(loaded.messages, loaded.consolidated, upto, room)
         text = await consolidate(
             self._providers.client_for(route.provider),
             route.model,
@@ -125,6 +129,7 @@ class MemoryKeeper:
             bot=bot,
             memory=before,
             messages=loaded.messages[loaded.consolidated : upto],
+            room=room,
         )
         store.replace(text, expected=before)
         try:

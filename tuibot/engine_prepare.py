@@ -224,6 +224,7 @@ class TurnBuilder:
             default,
             history,
             text,
+            host.providers.router_room(route),
         )
         if choice.why != "classifier":
             host.events.publish(Notice(meta.id, "info", f"routed to {default.name}: {choice.why}"))

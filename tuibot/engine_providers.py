@@ -13,6 +13,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from tuibot.agent.tokens import TokenCounter
 from tuibot.llm.ollama_detect import ServerKinds
 from tuibot.llm.parts import ModelClient
 from tuibot.llm.select import Route, make_client, needs_key, reported_window, select_route
@@ -42,6 +43,8 @@ class Providers:
         """Which base URLs are Ollama (see :mod:`tuibot.llm.ollama_detect`)."""
         self.prompt_tools: set[str] = set()
         """Providers that refused native tools; their turns get the tools in the prompt."""
+        self.tokens = TokenCounter()
+        """Counts requests per model, calibrated by each call's reported usage."""
         self.windows = WindowBook(
             windows_file,
             settings().agent.default_context_window,
@@ -85,6 +88,14 @@ class Providers:
         if unknown and await self.kinds.probe(chosen.base_url, self._key_lookup(chosen)):
             return self.route_for(model, provider)
         return route
+
+    def router_room(self, route: Route) -> int:
+        """Characters the router's request may take: a share of the model's window as
+        known now (no probe: routing runs before every message of a multi-bot chat)."""
+        from tuibot.agent.router import ROOM_SHARE
+
+        window = self.windows.lookup(route.provider, route.model)
+        return int(window.tokens * ROOM_SHARE * self.tokens.ratio(route.model))
 
     def _may_detect(self, provider: ProviderSettings) -> bool:
         """An OpenAI-kind provider with an address whose kind nobody set explicitly."""

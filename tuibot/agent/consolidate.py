@@ -15,6 +15,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from tuibot.agent.fit import cut_middle
 from tuibot.llm.errors import ModelError
 from tuibot.llm.parts import FinishPart, ModelClient, TextPart
 from tuibot.store.chat_message import ChatMessage
@@ -29,6 +30,8 @@ duplicates. Be brief: short bullet points under "## " headings. Do not record se
 
 MAX_MESSAGE_CHARS = 4000
 """Each old message is cut to this much in the request (tool output can be huge)."""
+MIN_ROOM = 500
+"""Fewer characters for the transcript than this is no use: consolidation waits."""
 
 
 class ConsolidationError(Exception):
@@ -54,20 +57,61 @@ def pick(
 
 def transcript(messages: Sequence[ChatMessage]) -> str:
     """The messages as plain text for the request: role, tool names, content (clipped)."""
-    lines = []
-    for message in messages:
-        role = message.get("role", "?")
-        content = message.get("content")
-        text = content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)
-        if len(text) > MAX_MESSAGE_CHARS:
-            text = text[:MAX_MESSAGE_CHARS] + " […]"
-        calls = message.get("tool_calls") or []
-        names = ", ".join(c.get("function", {}).get("name", "?") for c in calls)
-        label = f"{role} (calls {names})" if names else role
-        if role == "tool":
-            label = f"tool result ({message.get('name', '?')})"
-        lines.append(f"[{label}] {text}".rstrip())
-    return "\n\n".join(lines)
+    return "\n\n".join(_line(message) for message in messages)
+
+
+def _line(message: ChatMessage) -> str:
+    """One message of the transcript."""
+    role = message.get("role", "?")
+    content = message.get("content")
+    text = content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)
+    if len(text) > MAX_MESSAGE_CHARS:
+        text = text[:MAX_MESSAGE_CHARS] + " […]"
+    calls = message.get("tool_calls") or []
+    names = ", ".join(c.get("function", {}).get("name", "?") for c in calls)
+    label = f"{role} (calls {names})" if names else role
+    if role == "tool":
+        label = f"tool result ({message.get('name', '?')})"
+    return f"[{label}] {text}".rstrip()
+
+
+def transcript_room(window: int, reserve: int, chars_per_token: float, memory: str) -> int:
+    """Characters the transcript may take so the request fits ``window`` tokens.
+
+    The answer is the whole new memory, so the reply room is the larger of the reserve
+    and the current memory (plus growth), at most half the window. Raises
+    ConsolidationError when the memory alone leaves no room (nothing is changed).
+    """
+    reply = min(max(reserve, int(len(memory) / chars_per_token) + 256), window // 2)
+    fixed = len(INSTRUCTIONS) + len(memory) + 200  # the framing words and the bot's name
+    room = int((window - reply) * chars_per_token) - fixed
+    if room < MIN_ROOM:
+        raise ConsolidationError(
+            f"the memory ({len(memory)} characters) leaves no room in the model's "
+            f"context window of {window} tokens"
+        )
+    return room
+
+
+def fold_end(messages: Sequence[ChatMessage], start: int, upto: int, room: int) -> int:
+    """How far to fold this time so the transcript fits ``room`` characters.
+
+    At most ``upto``, just before a user message (a tool call stays with its results);
+    when even the first turn is bigger, that one turn (its transcript is cut to fit).
+    The rest is folded by the next consolidation.
+    """
+    size, end = 0, start
+    for index in range(start, upto):
+        size += len(_line(messages[index])) + 2
+        if size > room:
+            break
+        end = index + 1
+    while start < end < upto and messages[end].get("role") != "user":
+        end -= 1
+    if end > start:
+        return end
+    later = (i for i in range(start + 1, upto) if messages[i].get("role") == "user")
+    return next(later, upto)
 
 
 async def consolidate(
@@ -78,14 +122,22 @@ async def consolidate(
     bot: str,
     memory: str,
     messages: Sequence[ChatMessage],
+    room: int | None = None,
 ) -> str:
-    """The new memory text written by the model; raises ConsolidationError."""
+    """The new memory text written by the model; raises ConsolidationError.
+
+    ``room``: the most characters the transcript may take (see :func:`transcript_room`);
+    a longer one is cut in the middle with a marker.
+    """
+    text = transcript(messages)
+    if room is not None:
+        text = cut_middle(text, room)
     request = [
         {"role": "system", "content": INSTRUCTIONS.format(bot=bot)},
         {
             "role": "user",
             "content": f"Current memory:\n\n{memory.strip() or '(empty)'}\n\n"
-            f"Conversation to fold in:\n\n{transcript(messages)}",
+            f"Conversation to fold in:\n\n{text}",
         },
     ]
     pieces: list[str] = []

@@ -27,6 +27,9 @@ MAX_TOKENS = 60
 """The answer is one small tool call."""
 MESSAGE_CHARS = 600
 """Each message is clipped to this many characters for the classifier."""
+ROOM_SHARE = 0.5
+"""The share of the model's window the classifier's request may take (the rest is for
+its answer and the estimate's error: a small window must not make routing fail)."""
 
 ROUTE_TOOL = {
     "type": "function",
@@ -79,16 +82,22 @@ async def choose_bot(
     default: Bot,
     history: Sequence[ChatMessage],
     text: str,
+    room: int | None = None,
 ) -> RouteChoice:
-    """The bot for ``text``; never raises for model trouble (falls back to ``default``)."""
+    """The bot for ``text``; never raises for model trouble (falls back to ``default``).
+
+    ``room``: the most characters the request may take (the model's window); the
+    oldest of the recent messages are left out until it fits.
+    """
     if len(bots) <= 1:
         return RouteChoice(default, 1.0, "only bot")
     last = last_bot(history)
-    request = [
-        {"role": "system", "content": _instructions(bots, default, last)},
-        *recent_messages(history),
-        {"role": "user", "content": _clip(text)},
-    ]
+    system = _instructions(bots, default, last)
+    latest = {"role": "user", "content": _clip(text)}
+    recent = recent_messages(history)
+    if room is not None:
+        recent = within(recent, room - len(system) - len(latest["content"]))
+    request = [{"role": "system", "content": system}, *recent, latest]
     call_params = {**params, "temperature": 0, "max_tokens": MAX_TOKENS}
     arguments = ""
     try:
@@ -120,6 +129,17 @@ def recent_messages(history: Sequence[ChatMessage]) -> list[dict[str, str]]:
             content = f"[Bot: {message.get('bot') or '?'}] {content}"
         picked.append({"role": role, "content": _clip(content)})
     return picked[-RECENT_MESSAGES:]
+
+
+def within(messages: list[dict[str, str]], room: int) -> list[dict[str, str]]:
+    """The newest of ``messages`` whose content fits ``room`` characters together."""
+    kept: list[dict[str, str]] = []
+    for message in reversed(messages):
+        room -= len(message["content"]) + 16  # the role and the template's markers
+        if room < 0:
+            break
+        kept.append(message)
+    return kept[::-1]
 
 
 def _instructions(bots: Sequence[Bot], default: Bot, last: str | None) -> str:
