@@ -78,3 +78,39 @@ def test_a_report_of_only_the_uncached_part_is_not_learnt_from() -> None:
     before = counter.count("m", "c", 40_000, 12)
     counter.report("m", "c", 40_000, 12, 200)  # Ollama counted only the new tokens
     assert counter.count("m", "c", 40_000, 12) == before
+
+
+def photo(n: int) -> dict[str, Any]:
+    return {"kind": "image", "name": f"p{n}.png", "path": f"p{n}.png", "sha256": "0" * 64}
+
+
+def test_images_count_toward_the_request_size() -> None:
+    """An attached image is ~1,024 tokens to the model (docs/context.md), not 0."""
+    from tuibot.agent.tokens import IMAGE_TOKENS
+
+    history = [{"role": "user", "content": "what is this?", "attachments": [photo(0)]}]
+    fitted = fit_request("sys", [], history, 200, 100_000, measure())
+    assert fitted.tokens >= IMAGE_TOKENS
+
+
+def test_old_turns_with_images_are_left_out_when_the_images_do_not_fit() -> None:
+    history = []
+    for n in range(4):
+        history += [
+            {"role": "user", "content": f"and this one? {n}", "attachments": [photo(n)]},
+            {"role": "assistant", "content": "a cat"},
+        ]
+    fitted = fit_request("sys", [], history, 200, 2500, measure())
+    assert fitted.over and len(fitted.messages) - 1 <= 4  # two images at most fit 2,500
+
+
+def test_attached_text_counts_before_it_is_expanded() -> None:
+    ref = {"kind": "text", "name": "a.txt", "path": "a.txt", "sha256": "0", "text": "x" * 8000}
+    history = [
+        {"role": "user", "content": "old", "attachments": [ref]},
+        {"role": "assistant", "content": "ok"},
+        {"role": "user", "content": "new"},
+    ]
+    fitted = fit_request("sys", [], history, 200, 1500, measure())
+    assert fitted.tokens <= 1500, fitted.tokens
+    assert fitted.over and fitted.cut_messages == 0  # seen while choosing turns: left out, not cut

@@ -208,3 +208,24 @@ def test_num_ctx_grows_in_steps_within_the_cap() -> None:
     assert num_ctx_for(5000, None) == 8192
     assert num_ctx_for(20000, 24000) == 24000
     assert num_ctx_for(100, 2048) == 2048
+
+
+async def test_an_image_counts_as_its_estimate_not_its_base64_in_num_ctx() -> None:
+    """A 600 KB photo is ~1k tokens to a vision model; its base64 is 200k characters."""
+    from tuibot.llm.ollama_client import OllamaClient
+    from tuibot.settings import ProviderSettings
+
+    photo = "data:image/png;base64," + "A" * 600_000
+    content = [{"type": "text", "text": "what is this?"}]
+    content.append({"type": "image_url", "image_url": {"url": photo}})  # type: ignore[dict-item]
+    with OllamaServer() as server:
+        server.enqueue(answer("a cat"))
+        client = OllamaClient(ProviderSettings(name="o", kind="ollama", base_url=server.url), None)
+        parts = [
+            p
+            async for p in client.stream(
+                "qwen3:0.6b", [{"role": "user", "content": content}], [], {}
+            )
+        ]
+        await client.close()
+    assert parts and server.chats()[0]["options"]["num_ctx"] == 4096

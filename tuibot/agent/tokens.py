@@ -24,6 +24,13 @@ MESSAGE_OVERHEAD = 4
 MOST_CHARS_PER_TOKEN = 6.0
 """No tokenizer packs more than this; a report implying more counted part of the prompt
 (Ollama's ``prompt_eval_count`` leaves out a cached prefix) and is not learnt from."""
+IMAGE_TOKENS = 1024
+"""What one image costs, estimated: vision encoders differ (OpenAI's 1024×1024 image in
+high detail is 765 tokens, LLaVA-1.5's 576, Qwen2-VL's about 1,300 at that size), so a
+round figure near the middle; see docs/context.md."""
+IMAGE_CHARS = int(IMAGE_TOKENS * START_RATIO)
+"""An image as characters, the unit the estimate works in."""
+_IMAGE_PARTS = ("image_url", "tuibot_image", "input_image")
 _SMOOTHING = 0.5
 """Weight of the newest report in the learnt ratio."""
 
@@ -32,6 +39,8 @@ def message_chars(message: ChatMessage | dict[str, Any]) -> int:
     """Characters of a message that reach the model: content and tool calls."""
     content = message.get("content")
     size = len(content) if isinstance(content, str) else _parts_chars(content)
+    if isinstance(content, str):  # a stored message: its attachments are added when sent
+        size += _attachments_chars(message.get("attachments"))
     for call in message.get("tool_calls") or ():
         function = call.get("function") if isinstance(call, dict) else None
         if isinstance(function, dict):
@@ -41,10 +50,28 @@ def message_chars(message: ChatMessage | dict[str, Any]) -> int:
 
 
 def _parts_chars(content: Any) -> int:
-    """Characters of list-shaped content (text parts)."""
+    """Characters of list-shaped content: text parts, and images at their estimate."""
     if not isinstance(content, list):
         return 0
-    return sum(len(str(part.get("text", ""))) for part in content if isinstance(part, dict))
+    size = 0
+    for part in content:
+        if isinstance(part, dict):
+            image = part.get("type") in _IMAGE_PARTS
+            size += IMAGE_CHARS if image else len(str(part.get("text", "")))
+    return size
+
+
+def _attachments_chars(refs: Any) -> int:
+    """Characters the attachments of a stored message add once expanded for sending."""
+    size = 0
+    for ref in refs if isinstance(refs, list) else ():
+        if not isinstance(ref, dict):
+            continue
+        if ref.get("kind") == "image":
+            size += IMAGE_CHARS
+        else:  # a text file or a transcript, fenced under a title line
+            size += len(str(ref.get("text", ""))) + len(str(ref.get("name", ""))) + 40
+    return size
 
 
 def tools_chars(tools: Sequence[dict[str, Any]]) -> int:

@@ -20,7 +20,7 @@ from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
 from tuibot.llm.errors import ModelError, describe_status, unreachable
-from tuibot.llm.ollama_wire import LineReader, chat_body
+from tuibot.llm.ollama_wire import LineReader, chat_body, set_num_ctx
 from tuibot.llm.parts import StreamPart
 from tuibot.llm.window_probe import (
     loaded_length,
@@ -41,6 +41,8 @@ CHARS_PER_TOKEN = 3.0
 """For a call made without a fitted count (a summary): erring high on tokens is safe."""
 FALLBACK_RESERVE = 1024
 """Reply tokens added to such an estimate."""
+IMAGE_CHARS = 3072
+"""An image in that estimate: about 1,024 tokens (as ``agent.tokens`` counts one)."""
 RETRIED = (429, 500, 502, 503, 504)
 
 
@@ -88,8 +90,9 @@ class OllamaClient:
         params: dict[str, Any],
     ) -> AsyncIterator[StreamPart]:
         """Stream one ``/api/chat`` call; every failure becomes a ModelError."""
-        chars = len(json.dumps(messages)) + len(json.dumps(tools))
-        body = chat_body(model, messages, tools, params, self._num_ctx_of(model, chars))
+        body = chat_body(model, messages, tools, params, None)
+        chars = prompt_chars(body["messages"]) + len(json.dumps(tools))
+        set_num_ctx(body, self._num_ctx_of(model, chars))
         reader = LineReader()
         started = False
         try:
@@ -191,6 +194,17 @@ class OllamaClient:
     async def close(self) -> None:
         """Close the HTTP connection pool."""
         await self._http.aclose()
+
+
+def prompt_chars(messages: list[dict[str, Any]]) -> int:
+    """Characters of Ollama-shaped messages, each image at its token estimate (its
+    base64 would count a 500 KB photo as 170k tokens and make ``num_ctx`` huge)."""
+    size = 0
+    for message in messages:
+        images = message.get("images") or ()
+        size += len(json.dumps({k: v for k, v in message.items() if k != "images"}))
+        size += len(images) * IMAGE_CHARS
+    return size
 
 
 def _detail(raw: bytes) -> str:

@@ -44,14 +44,21 @@ def chat_body(
             body[key] = value
         elif key not in ("stream", "stream_options", "model", "messages", "tools"):
             options[RENAMED.get(key, key)] = value
-    configured = options.get("num_ctx")
-    if num_ctx and not (isinstance(configured, int) and configured >= num_ctx):
-        options["num_ctx"] = num_ctx
     if options:
         body["options"] = options
     if tools:
         body["tools"] = tools
+    if num_ctx:
+        set_num_ctx(body, num_ctx)
     return body
+
+
+def set_num_ctx(body: dict[str, Any], num_ctx: int) -> None:
+    """``options.num_ctx`` of ``body``: a configured one wins only when larger."""
+    options = body.setdefault("options", {})
+    configured = options.get("num_ctx")
+    if not (isinstance(configured, int) and configured >= num_ctx):
+        options["num_ctx"] = num_ctx
 
 
 def ollama_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
