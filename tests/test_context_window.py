@@ -272,3 +272,47 @@ async def test_compact_on_a_short_chat_says_there_is_nothing_to_do(server: Scrip
     assert not output.ok and "Nothing to compact" in output.text
     assert not chat_bodies(server)
     await engine.close()
+
+
+async def test_delegated_work_is_fitted_to_the_window_like_any_chat(
+    server: ScriptedServer, hermetic: Path
+) -> None:
+    """A helper's task chat reads a ~51 KB file under an 8,000-token window: its next
+    request is fitted (the result cut, the file keeps it) and the work completes."""
+    from delegation_helpers import CONFIG, Script, delegate_call, engine_from, settle
+    from scripted_server import text, tool_calls
+
+    Path("big.txt").write_text(BIG, encoding="utf-8")
+    config = CONFIG.format(url=server.url, price=0, approval_timeout=30, delegation="")
+    config = config.replace("max_retries = 0", "max_retries = 0\ncontext_window = 8000")
+    engine = engine_from(config)
+    sizes: list[int] = []
+
+    def measured(reply: Any) -> Any:
+        def answer(body: dict[str, Any]) -> Any:
+            sizes.append(request_tokens(body))
+            return reply
+
+        return answer
+
+    read = tool_calls([("read_file", '{"path": "big.txt"}')])
+    Script(
+        server,
+        [
+            ("Summarise big.txt", delegate_call("Read big.txt and report", {"timeMs": 600_000})),
+            ('"status": "queued"', text("A helper reads it.")),
+            ("gives you this task: Read big.txt", measured(read)),
+            ("line 0:", measured(text("It holds numbered lines."))),
+            ("is done.", text("The file holds numbered lines.")),
+        ],
+    )
+    chat = engine.new_chat(bot="Assistant").id
+    await ask(engine, chat, "Summarise big.txt")
+    await settle(engine, chat)
+    [record] = engine.delegations.given_by(chat)
+    task = engine.chats.load(record.chat or "", readonly=True).messages
+    await engine.close()
+    assert record.status == "completed" and record.result == "It holds numbered lines."
+    assert len(sizes) == 2 and max(sizes) <= 8000, sizes
+    stored = max(len(str(m.get("content"))) for m in task if m["role"] == "tool")
+    assert stored > 8000 * 4  # the task chat keeps the result as the tool gave it
