@@ -13,7 +13,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-Ending = Literal["done", "no_done", "cut", "silent"]
+Ending = Literal["done", "no_done", "cut", "silent", "hangup"]
 REASONING_FIELDS = ("reasoning_content", "reasoning")
 TOOL_CALL_MODES = ("split", "whole", "interleaved")
 

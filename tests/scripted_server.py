@@ -216,6 +216,8 @@ class _Handler(BaseHTTPRequestHandler):
         }
         if reply.status != 200:
             self._send_json(reply.status, reply.error_body, reply.headers)
+        elif reply.ending == "hangup":  # the request was read; no status line is ever sent
+            self._abort()
         elif reply.ending == "silent":
             self._start_stream(reply)
             self.server.scripted._stopping.wait(reply.silence)

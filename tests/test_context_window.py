@@ -87,7 +87,7 @@ async def test_a_refusal_for_size_learns_the_window_and_the_chat_goes_on(
     await engine.close()
 
 
-@pytest.mark.parametrize("style", ["empty", "drop"])
+@pytest.mark.parametrize("style", ["empty", "drop", "hangup"])
 async def test_an_empty_stream_near_the_window_is_an_overflow_not_a_protocol_error(
     server: ScriptedServer, style: str
 ) -> None:

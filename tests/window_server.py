@@ -39,7 +39,8 @@ def windowed(
     answer: str = "Fine.",
     summary: Reply | None = None,
 ) -> list[int]:
-    """Make ``server`` a ``style`` server (``refuse``, ``empty``, ``drop``, ``truncate``)
+    """Make ``server`` a ``style`` server (``refuse``, ``empty``, ``drop``, ``hangup``,
+    ``truncate``)
     with ``window``.
 
     Returns the list of request sizes it saw, appended as requests arrive.
@@ -61,6 +62,8 @@ def windowed(
             return raw([], done=False)
         if style == "drop":  # llama-cpp-python, measured: 200, then the body breaks off
             return Reply(items=(), ending="cut")
+        if style == "hangup":  # the connection closes before any answer (status line)
+            return Reply(items=(), ending="hangup")
         return text(answer, usage=(window, 5))  # truncate: Ollama cuts and says nothing
 
     server.responder = respond

@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from tuibot.llm.window_probe import server_root
+from tuibot.llm.window_probe import sdk_http, server_root
 
 log = logging.getLogger("tuibot.llm")
 
@@ -52,7 +52,7 @@ class ServerKinds:
 
     async def probe(self, base_url: str, api_key: str | None = None) -> bool | None:
         """Ask ``/api/version`` once; None when nothing answered (not cached)."""
-        import httpx  # already imported by the openai SDK
+        httpx = sdk_http()  # the openai SDK's transport: the model call imports it anyway
 
         root = server_root(base_url)
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}

@@ -44,7 +44,8 @@ async def stream_parts(
         raise
     except Exception as error:
         mapped = from_openai_error(error, where, started)
-        if opened and not started and mapped.kind == "unreachable":
+        hung_up = not started and mapped.kind == "unreachable" and closed_unanswered(error)
+        if (opened or hung_up) and not started and mapped.kind == "unreachable":
             mapped = ModelError(
                 f"The model server at {where} took the request, then closed the stream "
                 "without an answer.",
@@ -52,3 +53,21 @@ async def stream_parts(
                 empty=True,
             )
         raise mapped from error
+
+
+def closed_unanswered(error: BaseException) -> bool:
+    """Whether the server read the request and then closed the connection without an
+    answer (llama-cpp-python does that to an over-window stream), rather than never
+    being reached: the connection had been made, so it is no "cannot reach".
+
+    By class name: the SDK's transport is ``httpx`` or its fork ``httpx2``.
+    """
+    cause: BaseException | None = error
+    while cause is not None:
+        name = type(cause).__name__
+        if name in ("RemoteProtocolError", "ReadError"):
+            return True
+        if name in ("ConnectError", "ConnectTimeout"):
+            return False
+        cause = cause.__cause__ or cause.__context__
+    return False

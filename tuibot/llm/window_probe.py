@@ -25,6 +25,19 @@ OLLAMA_DEFAULT = 4096
 _NUM_CTX = re.compile(r"^\s*num_ctx\s+(\d+)", re.M)
 
 
+def sdk_http() -> Any:
+    """The HTTP library the openai SDK runs on (``httpx2`` in openai 3, else ``httpx``):
+    a probe made with it imports nothing the model call does not import anyway."""
+    try:
+        import httpx2
+
+        return httpx2
+    except ImportError:
+        import httpx
+
+        return httpx
+
+
 def server_root(base_url: str) -> str:
     """The server's address without the ``/v1`` of its OpenAI-compatible API."""
     root = base_url.rstrip("/")
@@ -36,7 +49,7 @@ async def probe_server(base_url: str, model: str, api_key: str | None = None) ->
 
     ``api_key`` is sent as the SDK sends it, so a server behind a key answers too.
     """
-    import httpx  # the openai SDK's own transport: already imported, no extra cost
+    httpx = sdk_http()
 
     root = server_root(base_url)
     timeout = httpx.Timeout(PROBE_TIMEOUT)
