@@ -125,12 +125,11 @@ def test_real_overflow_refusal_is_read_as_overflow(llama_server: str) -> None:
     assert is_overflow(str(error)) and overflow_window(str(error)) == SERVER_WINDOW
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the streamed over-window drop still reads as 'Cannot reach' here: issue 15",
-)
 async def test_chat_far_over_the_window_is_fitted_and_answered(llama_server: str) -> None:
-    """Streamed, the server answers an over-window request with 200 and no events."""
+    """Streamed, the server reads an over-window request and closes the connection
+    without an answer (measured: the SDK raises a connection error while the stream
+    opens). That is an overflow, not "Cannot reach": the window is learnt by halving,
+    the chat fitted, and this turn and the next ones get real answers."""
     engine = make_engine(
         llama_server,
         agent__model=ALIAS,
@@ -144,12 +143,11 @@ async def test_chat_far_over_the_window_is_fitted_and_answered(llama_server: str
     done = await ask(engine, chat, "In one sentence: what did the file contain?")
     provider = engine.settings.providers["local"]
     learnt = engine.windows.lookup(provider, ALIAS)
+    later = [await ask(engine, chat, question) for question in ("Thanks. And why?", "Ok, bye.")]
     stored = engine.chats.load(chat).messages
     await engine.close()
-    assert "Cannot reach" not in (done.error or "")  # the server is up: no false alarm
-    if done.status == "completed":
-        assert done.text.strip()  # a real answer, not a silent empty one
-    else:  # the retry was still too big: said in words, never an empty answer
-        assert "too long for the model's context window" in (done.error or ""), done.error
+    for outcome in (done, *later):
+        assert outcome.status == "completed", outcome.error
+        assert outcome.text.strip()  # a real answer, not a silent empty one
     assert learnt.source == "error" and learnt.tokens < 32768, learnt
     assert any(len(str(m.get("content"))) > 50_000 for m in stored)  # nothing deleted

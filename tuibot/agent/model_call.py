@@ -37,6 +37,12 @@ from tuibot.store.chat_message import ChatMessage
 if TYPE_CHECKING:
     from tuibot.agent.loop import Turn
 
+EMPTY_RETRIES = 3
+"""Retries after an overflow. A refusal that names the window is retried once; an empty
+answer names nothing, so the assumed window is halved up to this many times."""
+SMALLEST_GUESS = 512
+"""Below this window, halving again would not help: the error is said instead."""
+
 log = logging.getLogger("tuibot.agent")
 
 
@@ -67,14 +73,28 @@ async def model_round(turn: Turn) -> RoundResult:
         result = await _stream_round(turn, prompted=True)
     if overflowed(turn, result.error, _had_output(result)):
         error = result.error
-        window = learn_overflow(turn, error)
-        log.warning("request too big for the window; retrying with %s tokens", window.tokens)
-        result = await _stream_round(turn, prompted)
-        if overflowed(turn, result.error, _had_output(result)) or (
-            result.error is None and result.finish is None and not _had_output(result)
-        ):
-            result.overflow = overflow_message(turn, result.error or error)
+        for attempt in range(EMPTY_RETRIES):
+            window = learn_overflow(turn, error)
+            log.warning("request too big for the window; retrying with %s tokens", window.tokens)
+            result = await _stream_round(turn, prompted)
+            if not _too_big(turn, result):
+                return result
+            named = error is not None and not error.empty  # the refusal said the window
+            if named or attempt == EMPTY_RETRIES - 1 or window.tokens <= SMALLEST_GUESS:
+                break
+            error = result.error if result.error is not None else error
+        result.overflow = overflow_message(turn, result.error or error)
     return result
+
+
+def _too_big(turn: Turn, result: RoundResult) -> bool:
+    """Whether a retry after an overflow failed for size again: refused, or (the server
+    said no number) answered with nothing at all."""
+    if _had_output(result):
+        return False
+    if overflowed(turn, result.error, False):
+        return True
+    return result.error is None or result.error.empty
 
 
 def _had_output(result: RoundResult) -> bool:
