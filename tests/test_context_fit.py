@@ -114,3 +114,13 @@ def test_attached_text_counts_before_it_is_expanded() -> None:
     fitted = fit_request("sys", [], history, 200, 1500, measure())
     assert fitted.tokens <= 1500, fitted.tokens
     assert fitted.over and fitted.cut_messages == 0  # seen while choosing turns: left out, not cut
+
+
+def test_cjk_text_counts_more_than_a_token_a_character() -> None:
+    """Byte-level tokenizers spend 1-1.4 tokens a CJK character (SmolLM2 measured 1.3):
+    counting characters as English would miss two thirds of them."""
+    from tuibot.agent.tokens import message_chars
+
+    text = "请用中文解释这个函数的作用，并给出一个例子。谢谢！"  # 25 characters
+    tokens = TokenCounter().tokens("m", message_chars({"role": "user", "content": text}), 0)
+    assert 1.0 * len(text) <= tokens <= 1.6 * len(text), tokens

@@ -85,10 +85,6 @@ def test_ask_answers_against_the_real_server(llama_server: str) -> None:
     assert ran.stdout.strip(), ran.stderr  # a real answer, not an empty one
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="measured 14.3 % worst (a tool-call step and the CJK step); goal 10 %: issue 15",
-)
 def test_token_estimate_within_ten_percent_of_llama_cpp(llama_server: str) -> None:
     """Each step's count (last report + estimate of what is new) against the server's."""
     import openai

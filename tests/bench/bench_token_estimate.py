@@ -9,6 +9,14 @@ Each request is counted three ways: the uncalibrated estimate, the estimate afte
 Run on demand::
 
     .venv/bin/python tests/bench/bench_token_estimate.py [--model gpt-4o]
+
+``--server URL`` counts with a real llama.cpp server instead (its ``prompt_tokens`` for
+each request, non-streamed, one token out), e.g. llama-cpp-python serving SmolLM2 with
+``--n_ctx 8192`` (see tests/llama_fixtures.py); ``--chars`` shortens each file so the
+chat fits that window::
+
+    .venv/bin/python tests/bench/bench_token_estimate.py --server http://127.0.0.1:PORT/v1 \
+        --model smol --chars 1200
 """
 
 from __future__ import annotations
@@ -25,7 +33,7 @@ sys.path.insert(0, str(ROOT))
 from tuibot.agent.tokens import TokenCounter, message_chars  # noqa: E402
 
 
-def realistic_chat() -> list[dict]:
+def realistic_chat(chars: int = 6000) -> list[dict]:
     """Turns reading this repository's files, as a coding chat would."""
     files = sorted(ROOT.glob("docs/*.md"))[:8] + sorted(ROOT.glob("tuibot/agent/*.py"))[:8]
     messages: list[dict] = []
@@ -34,8 +42,8 @@ def realistic_chat() -> list[dict]:
         call["function"] = {"name": "read_file", "arguments": json.dumps({"path": str(path.name)})}
         messages += [
             {"role": "user", "content": f"Please read {path.name} and tell me what it is for."},
-            {"role": "assistant", "content": None, "tool_calls": [call]},
-            {"role": "tool", "tool_call_id": f"call_{n}", "content": path.read_text()[:6000]},
+            {"role": "assistant", "content": "", "tool_calls": [call]},
+            {"role": "tool", "tool_call_id": f"call_{n}", "content": path.read_text()[:chars]},
             {
                 "role": "assistant",
                 "content": f"{path.name} explains one part of tuibot: "
@@ -45,6 +53,19 @@ def realistic_chat() -> list[dict]:
     return messages
 
 
+def server_counter(url: str, model: str):  # type: ignore[no-untyped-def]
+    """The server's own count of a request."""
+    import openai
+
+    client = openai.OpenAI(base_url=url, api_key="x", max_retries=0)
+
+    def count(messages: list[dict]) -> int:
+        answer = client.chat.completions.create(model=model, messages=messages, max_tokens=1)
+        return int(answer.usage.prompt_tokens)
+
+    return count
+
+
 def main() -> int:
     """Count each growing request three ways and print the errors."""
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # never fetch the map
@@ -52,14 +73,20 @@ def main() -> int:
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", default="gpt-4o")
+    parser.add_argument("--server", default="", help="a llama.cpp server's /v1 URL")
+    parser.add_argument("--chars", type=int, default=6000, help="characters of each file")
     options = parser.parse_args()
-    chat = realistic_chat()
+    chat = realistic_chat(options.chars)
+    count = server_counter(options.server, options.model) if options.server else None
     counter = TokenCounter()
     worst_start = worst_calibrated = 0.0
     for end in range(4, len(chat) + 1, 4):
         request = chat[:end]
         chars = sum(message_chars(m) for m in request)
-        truth = litellm.token_counter(model=options.model, messages=request)
+        if count is not None:
+            truth = count(request)
+        else:
+            truth = litellm.token_counter(model=options.model, messages=request)
         start = counter.tokens("fresh", chars, len(request))
         calibrated = counter.count(options.model, "c", chars, len(request))
         if end > 4:

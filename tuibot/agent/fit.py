@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tuibot.agent.messages import history_window, sanitize
-from tuibot.agent.tokens import TokenCounter, message_chars, tools_chars
+from tuibot.agent.tokens import TokenCounter, message_chars, text_size, tools_chars
 from tuibot.store.chat_message import ChatMessage
 
 RESULT_SHARE = 0.4
@@ -89,7 +89,7 @@ def fit_request(
     follows what is sent, not how long the chat is.
     """
     window = history_window(history, limit)
-    fixed = len(system_prompt) + tools_chars(tools)
+    fixed = text_size(system_prompt) + tools_chars(tools)
     share = measure.chars_for(int(budget * RESULT_SHARE))
     protected = _protected_start(window)
     start, caps = 0, _NO_CAPS

@@ -19,8 +19,14 @@ from tuibot.store.chat_message import ChatMessage
 START_RATIO = 3.2
 """Characters per token assumed before a model has reported (English prose is ~4, code
 and JSON ~3: erring low makes the estimate high, which is the safe side)."""
-MESSAGE_OVERHEAD = 4
-"""Tokens a chat template adds around each message (role markers, separators)."""
+MESSAGE_OVERHEAD = 5
+"""Tokens a chat template adds around each message (role markers, separators; measured
+5–6 for ChatML against llama.cpp)."""
+WIDE_WEIGHT = 1.75
+"""Character-equivalents each UTF-8 byte beyond the first of a character adds. Byte-level
+tokenizers spend more tokens on CJK than on English per character (measured: SmolLM2
+1.3–1.4 tokens a CJK character against ~4 English characters a token; o200k about 1), so
+a CJK character (3 bytes) counts as 4.5 characters: 1.2–1.4 tokens at 3.2–3.8 a token."""
 MOST_CHARS_PER_TOKEN = 6.0
 """No tokenizer packs more than this; a report implying more counted part of the prompt
 (Ollama's ``prompt_eval_count`` leaves out a cached prefix) and is not learnt from."""
@@ -38,15 +44,21 @@ _SMOOTHING = 0.5
 def message_chars(message: ChatMessage | dict[str, Any]) -> int:
     """Characters of a message that reach the model: content and tool calls."""
     content = message.get("content")
-    size = len(content) if isinstance(content, str) else _parts_chars(content)
+    size = text_size(content) if isinstance(content, str) else _parts_chars(content)
     if isinstance(content, str):  # a stored message: its attachments are added when sent
         size += _attachments_chars(message.get("attachments"))
     for call in message.get("tool_calls") or ():
         function = call.get("function") if isinstance(call, dict) else None
-        if isinstance(function, dict):
-            size += len(str(function.get("name") or "")) + len(str(function.get("arguments")))
-            size += 24  # the id and the call's framing
+        if isinstance(function, dict):  # no framing: some templates render no calls at all
+            size += len(str(function.get("name") or "")) + text_size(str(function.get("arguments")))
     return size
+
+
+def text_size(text: str) -> int:
+    """``text``'s length in character-equivalents: wide characters weigh more."""
+    if text.isascii():
+        return len(text)
+    return len(text) + int((len(text.encode("utf-8", "surrogatepass")) - len(text)) * WIDE_WEIGHT)
 
 
 def _parts_chars(content: Any) -> int:
@@ -57,7 +69,7 @@ def _parts_chars(content: Any) -> int:
     for part in content:
         if isinstance(part, dict):
             image = part.get("type") in _IMAGE_PARTS
-            size += IMAGE_CHARS if image else len(str(part.get("text", "")))
+            size += IMAGE_CHARS if image else text_size(str(part.get("text", "")))
     return size
 
 
@@ -70,7 +82,7 @@ def _attachments_chars(refs: Any) -> int:
         if ref.get("kind") == "image":
             size += IMAGE_CHARS
         else:  # a text file or a transcript, fenced under a title line
-            size += len(str(ref.get("text", ""))) + len(str(ref.get("name", ""))) + 40
+            size += text_size(str(ref.get("text", ""))) + len(str(ref.get("name", ""))) + 40
     return size
 
 
