@@ -23,7 +23,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 """The worktree: the front ends are read from here."""
-FRONT_ENDS = ("tuibot/tui", "tuibot/ask.py", "tuibot/commands")
+FRONT_ENDS = ("tuibot/tui", "tuibot/frontends/ask.py", "tuibot/commands")
 """Where the front ends live (the CLI's ``commands`` build the engine for ``ask``)."""
 ALLOWED_DEEP = frozenset({"events.listen"})
 """Deep chains that are the engine's own public surface: listening to its events.

@@ -31,9 +31,9 @@ UNUSED_BY_A_PLAIN_ASK = (
     "tuibot.jobs.work",
     "tuibot.agent.router",  # one bot: nothing to route between
     "tuibot.agent.consolidate",  # a new chat is far below the consolidation threshold
-    "tuibot.config_io",  # no config file to read or edit
+    "tuibot.settings.config_io",  # no config file to read or edit
     "tomlkit",
-    "tuibot.trust",  # not at a terminal: no trust offer to make
+    "tuibot.settings.trust",  # not at a terminal: no trust offer to make
     "tuibot.commands.trust_changes",
     "tuibot.toolkit.proctree",  # the exec tool's process handling, until a command runs
     "psutil",

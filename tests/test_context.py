@@ -13,9 +13,9 @@ from scripted_server import ScriptedServer
 
 from tuibot.agent.context import build_system_prompt, skills_summary
 from tuibot.events import Notice, ToolFinished
-from tuibot.paths import bundled_dir
 from tuibot.skills.catalog import SkillCatalog
 from tuibot.skills.loader import Skill, load_skills
+from tuibot.system.paths import bundled_dir
 
 NOW = datetime(2026, 12, 2, 14, 30, tzinfo=UTC)
 

@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 
 from tuibot.approvals import ApprovalQueue, Decision
+from tuibot.approvals.grants import Grant, GrantNotFound, GrantStore, GrantStoreError, grant_id
 from tuibot.cli import main
 from tuibot.events import ApprovalRequested, Event, Notice
-from tuibot.grants import Grant, GrantNotFound, GrantStore, GrantStoreError, grant_id
-from tuibot.paths import DataPaths
+from tuibot.system.paths import DataPaths
 
 
 @pytest.fixture
@@ -198,7 +198,7 @@ def test_two_processes_adding_at_once_keep_every_grant(path: Path) -> None:
     script = (
         "import sys, time\n"
         "from pathlib import Path\n"
-        "from tuibot.grants import Grant, GrantStore\n"
+        "from tuibot.approvals.grants import Grant, GrantStore\n"
         "store = GrantStore(Path(sys.argv[1]))\n"
         "while time.time() < float(sys.argv[3]): pass\n"
         "for n in range(25):\n"

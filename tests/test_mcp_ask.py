@@ -27,7 +27,7 @@ from mcp_helpers import FAULT_SERVER, console_script, toml_server
 from scripted_server import ScriptedServer
 
 from tuibot.mcp.cache import ToolCache
-from tuibot.settings_mcp import McpServerSettings
+from tuibot.settings.mcp import McpServerSettings
 
 
 def _configure(*blocks: str) -> None:

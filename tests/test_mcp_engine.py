@@ -18,9 +18,9 @@ from scripted_server import ScriptedServer
 from tuibot.engine import Engine
 from tuibot.events import Notice
 from tuibot.mcp.cache import ToolCache
-from tuibot.paths import DataPaths
 from tuibot.settings import load_settings
-from tuibot.settings_mcp import McpSettings
+from tuibot.settings.mcp import McpSettings
+from tuibot.system.paths import DataPaths
 
 ECHO = {"name": "echo", "description": "Say it back.",
         "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}},

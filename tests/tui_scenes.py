@@ -138,7 +138,7 @@ def work_scene(engine: Engine) -> None:
 
 def exec_request(engine: Engine, chat: str, command: str) -> Coroutine[Any, Any, Any]:
     """An exec confirmation, with the details and summary the engine builds for one."""
-    from tuibot.permissions import exec_permission, permission_details, request_summary
+    from tuibot.approvals.permissions import exec_permission, permission_details, request_summary
 
     arguments = {"command": command}
     permission = exec_permission(command, "/home/me/project").checked(arguments)

@@ -28,16 +28,16 @@ from tuibot.events import (
 )
 from tuibot.llm.parts import ModelClient
 from tuibot.llm.select import Route
-from tuibot.secrets import redact
 from tuibot.store.chat_message import ChatMessage
 from tuibot.store.history import INTERRUPTED_RESULT, interrupted_result
+from tuibot.system.secrets import redact
 from tuibot.toolkit.registry import ERROR_HINT, ToolRegistry, ToolResult
 from tuibot.toolkit.scope import ToolScope, use_scope
 from tuibot.toolkit.validate import validate_arguments
 
 if TYPE_CHECKING:
     from tuibot.agent.prepare import TurnContext
-    from tuibot.permissions import Permission
+    from tuibot.approvals.permissions import Permission
 
 ROUND_LIMIT = (
     "I've reached my limit of {rounds} model calls for this turn. "

@@ -31,8 +31,8 @@ from tuibot.llm.parts import FinishPart, ReasoningPart, TextPart, ToolCallPart, 
 from tuibot.llm.pricing import cost_micros
 from tuibot.llm.prompt_tools import refuses_tools, tools_in_prompt
 from tuibot.llm.text_tools import TextCallStream, offered_tools
-from tuibot.secrets import redact
 from tuibot.store.chat_message import ChatMessage
+from tuibot.system.secrets import redact
 
 if TYPE_CHECKING:
     from tuibot.agent.loop import Turn

@@ -79,9 +79,9 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 def run(args: argparse.Namespace) -> int:
     """Run ``delegations list``, ``show`` or ``cancel``; 0 ok, 1 journal unreadable (or
     nothing to cancel), 2 bad id."""
-    from tuibot.paths import DataPaths
     from tuibot.store.chats import ChatNotFound, InvalidChatId
     from tuibot.store.jsonl import StorageError
+    from tuibot.system.paths import DataPaths
 
     paths = DataPaths.default()
     as_json = bool(getattr(args, "json", False))

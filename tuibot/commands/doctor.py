@@ -41,7 +41,7 @@ def _line(mark: str, what: str, detail: str) -> None:
 async def _checks(settings: Any, base_url: str | None) -> int:
     """Config, keyring, providers, tools."""
     from tuibot.engine import Engine
-    from tuibot.paths import DataPaths
+    from tuibot.system.paths import DataPaths
 
     failed = False
     files = ", ".join(str(path) for path in settings.files) or "none (built-in defaults)"
@@ -114,7 +114,7 @@ async def _window_check(engine: Any, provider: Any, model: str) -> None:
 
 def _keyring_check(mark_if_missing: str) -> bool:
     """Whether a secure keyring backend answers (only a failure when a provider needs it)."""
-    from tuibot.secrets import KeyringUnavailable, SecretStore
+    from tuibot.system.secrets import KeyringUnavailable, SecretStore
 
     try:
         _line(OK, "keyring", SecretStore().backend_name())

@@ -16,7 +16,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from tuibot.settings_mcp import McpServerSettings
+from tuibot.settings.mcp import McpServerSettings
 
 log = logging.getLogger("tuibot.mcp")
 

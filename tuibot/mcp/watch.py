@@ -15,7 +15,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tuibot.settings_mcp import McpServerSettings
+from tuibot.settings.mcp import McpServerSettings
 from tuibot.toolkit.watching import BackgroundWatch
 
 if TYPE_CHECKING:
@@ -33,8 +33,8 @@ def config_to_watch(settings: Settings) -> tuple[Path, Path | None]:
 
     The file in use, or the home config (not there yet) when tuibot runs on defaults.
     """
-    from tuibot import paths
-    from tuibot.project_config import PROJECT_FILE
+    from tuibot.settings.project import PROJECT_FILE
+    from tuibot.system import paths
 
     home = paths.config_home() / "config.toml"
     used = settings.files[0] if settings.files else None
@@ -89,7 +89,7 @@ class ConfigWatcher(BackgroundWatch):
 
     async def changed(self) -> None:
         """Re-read the file and apply its servers; a bad file is a notice, nothing more."""
-        from tuibot.settings_schema import ConfigError
+        from tuibot.settings.schema import ConfigError
 
         try:
             servers = await asyncio.to_thread(self.reread)

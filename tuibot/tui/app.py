@@ -45,8 +45,8 @@ from tuibot.tui.work import WorkCommands
 
 if TYPE_CHECKING:
     from tuibot.engine import Engine
-    from tuibot.paths import DataPaths
     from tuibot.settings import Settings
+    from tuibot.system.paths import DataPaths
 
 PANES = {
     "chats": "#chats",

@@ -1,7 +1,7 @@
 """Scheduled work in the app: run it here when no other tuibot does, else say who does.
 
 Only the process holding the single-instance lock recovers work cut off by the last exit
-and runs jobs and the heartbeat (see :mod:`tuibot.instance`). An app started while a
+and runs jobs and the heartbeat (see :mod:`tuibot.system.instance`). An app started while a
 headless tuibot runs leaves all of that to it, says so, and can take over: the headless
 process is asked to stop (it leaves its open work recorded, as at any exit), and this app
 then recovers that work — a run waiting for a person becomes a request in this app's
@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
     from tuibot.engine import Engine
-    from tuibot.instance import Holder
+    from tuibot.system.instance import Holder
 
 Severity = Literal["information", "warning", "error"]
 TAKE_OVER_SECONDS = 20.0

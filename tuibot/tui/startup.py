@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from tuibot.engine import Engine, Runner
-    from tuibot.paths import DataPaths
     from tuibot.settings import Settings
+    from tuibot.system.paths import DataPaths
 
 HEALTH_TIMEOUT_S = 5.0
 """How long the health probe waits for the model server's model list."""

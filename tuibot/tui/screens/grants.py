@@ -50,7 +50,7 @@ class GrantRow:
 
 def grant_rows(queue: ApprovalQueue) -> tuple[list[GrantRow], str]:
     """Every grant the queue knows, oldest stored first, and the grants file's problem."""
-    from tuibot.grants import GrantStoreError
+    from tuibot.approvals.grants import GrantStoreError
 
     rows: list[GrantRow] = []
     problem = ""
@@ -156,7 +156,7 @@ class GrantsScreen(ModalScreen[None]):
         self.reload()
 
     def _revoke(self, row: GrantRow) -> None:
-        from tuibot.grants import GrantStoreError
+        from tuibot.approvals.grants import GrantStoreError
 
         queue = self.source
         if not row.stored:

@@ -23,8 +23,8 @@ if TYPE_CHECKING:
     from textual.app import ComposeResult
 
     from tuibot.engine import Engine
-    from tuibot.instance import Holder
     from tuibot.jobs.records import Job
+    from tuibot.system.instance import Holder
 
 EMPTY_TEXT = (
     "No jobs. A bot adds one with its cron tool when you ask (“every weekday at 9, …”); "
@@ -136,7 +136,7 @@ class JobsScreen(ModalScreen[None]):
         return f"Jobs run in {holder.describe()}: t takes over so they run here."
 
     def _holder(self) -> Holder | None:
-        from tuibot.instance import InstanceLock
+        from tuibot.system.instance import InstanceLock
 
         return InstanceLock(self.engine.paths.lock).holder()
 

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 from textual.content import Content
 
-from tuibot.masking import mask_value
-from tuibot.permissions import SUBJECT_LABELS, describe_key, unshown_arguments
+from tuibot.approvals.permissions import SUBJECT_LABELS, describe_key, unshown_arguments
+from tuibot.system.masking import mask_value
 from tuibot.visible import hidden_warning, visible
 
 if TYPE_CHECKING:

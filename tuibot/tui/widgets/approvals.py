@@ -291,7 +291,7 @@ class ApprovalsPane(VerticalScroll):
 
     def action_allow_broader(self) -> None:
         """Allow a command prefix or a folder, chosen and edited in a prompt, in this chat."""
-        from tuibot.request_text import chosen_grant
+        from tuibot.approvals.request_text import chosen_grant
         from tuibot.tui.screens.prompt import PromptScreen
 
         request = self._current()

@@ -10,7 +10,7 @@ Layers, later ones winning: built-in defaults → the config file (``--config FI
 
 Adding a key is adding a field with an attribute docstring (and ``rules(...)`` when its
 value has limits); the checks, env names, ``config show`` and the docs reference all
-follow from the fields (see ``tuibot.settings_schema``).
+follow from the fields (see ``tuibot.settings.schema``).
 """
 
 from __future__ import annotations
@@ -21,15 +21,15 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tuibot.project_config import ProjectFile, choose_config
-from tuibot.settings_attach import AttachmentSettings, TranscriptionSettings
-from tuibot.settings_layers import Layers, edit_document
-from tuibot.settings_mcp import McpSettings, check_servers
+from tuibot.settings.attach import AttachmentSettings, TranscriptionSettings
+from tuibot.settings.layers import Layers, edit_document
+from tuibot.settings.mcp import McpSettings, check_servers
+from tuibot.settings.project import ProjectFile, choose_config
 
 if TYPE_CHECKING:
     from tuibot.toolkit.scope import ToolScope
 
-from tuibot.settings_schema import (
+from tuibot.settings.schema import (
     DERIVED,
     META,
     Builder,
@@ -381,7 +381,7 @@ def find_config_file(config_file: Path | str | None = None, cwd: Path | None = N
     """The config file in use: explicit, a trusted ``./tuibot.toml``, the home's, or none.
 
     An explicit file that does not exist is an error rather than a silent fallback; an
-    untrusted ``./tuibot.toml`` is passed over (see :mod:`tuibot.project_config`).
+    untrusted ``./tuibot.toml`` is passed over (see :mod:`tuibot.settings.project`).
     """
     return choose_config(config_file, (cwd or Path.cwd()).absolute()).path
 
@@ -418,7 +418,7 @@ def settings_from(
     """The settings from one config file (``data``: its bytes, when read already)."""
     parsed: dict[str, Any] = {}
     if path is not None:  # tomlkit only when there is a file: a plain `ask` has none
-        from tuibot.config_io import parse_bytes, read_document
+        from tuibot.settings.config_io import parse_bytes, read_document
 
         document = read_document(path) if data is None else parse_bytes(data, path)
         parsed = document.unwrap()
@@ -494,8 +494,8 @@ def write_setting(path: Path | str, dotted_key: str, value: Any) -> SavedSetting
     """``save_setting``, reporting the canonical key and whether the key was removed."""
     import tomlkit
 
-    from tuibot import config_io
-    from tuibot.project_config import carry_trust
+    from tuibot.settings import config_io
+    from tuibot.settings.project import carry_trust
 
     path = Path(path).expanduser().absolute()
     doc = config_io.read_document(path) if path.exists() else tomlkit.document()

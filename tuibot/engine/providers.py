@@ -106,7 +106,7 @@ class Providers:
             return None
         if provider.name in self._keys:  # the keyring is asked once per provider, not per turn
             return self._keys[provider.name]
-        from tuibot.secrets import KeyringUnavailable, remember_secret, resolve_api_key
+        from tuibot.system.secrets import KeyringUnavailable, remember_secret, resolve_api_key
 
         try:
             key = resolve_api_key(provider.credential, provider.api_key_env)

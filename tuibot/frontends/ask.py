@@ -6,7 +6,7 @@ object per line instead. When the bot delegates, ``ask`` waits until its chat ha
 open work — the results come back as notices, each starting a turn, and the answer
 that follows them is printed too — bounded by ``--max-time``, ``--max-steps`` and
 ``--max-usd``. Known secrets (API keys) are masked in everything printed, as in the
-stored chat (see :mod:`tuibot.masking`). Exit codes: 0 answered, 1 the turn failed, 2
+stored chat (see :mod:`tuibot.system.masking`). Exit codes: 0 answered, 1 the turn failed, 2
 usage or config error, 3 the model server is unreachable or rejected the request, 4 the
 work stopped at a limit or on a decision ``ask`` could not get, 130 interrupted. A chat
 another tuibot is using is waited for (``--wait``, saying so on stderr), then exit 2.
@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any, TextIO
 
 from tuibot.approvals import Decision, Scope
-from tuibot.ask_print import JsonPrinter, Printer, json_record
+from tuibot.approvals.request_text import answer_choices, chosen_grant, request_lines
 from tuibot.attachments.mentions import mention_for
 from tuibot.delegation.tree_limits import RootLimits
 from tuibot.engine import Engine
@@ -34,9 +34,9 @@ from tuibot.events import (
     Notice,
     TurnFinished,
 )
-from tuibot.masking import Masked, mask_event
-from tuibot.request_text import answer_choices, chosen_grant, request_lines
+from tuibot.frontends.ask_print import JsonPrinter, Printer, json_record
 from tuibot.slash import is_command
+from tuibot.system.masking import Masked, mask_event
 from tuibot.toolkit.threads import run_in_daemon_thread
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_MODEL, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
@@ -45,7 +45,7 @@ EXIT_STOPPED = 4
 LIMIT_KINDS = ("delegations.continue", "delegations.tree_limit")
 """Requests to go past a limit: ``--yes`` alone does not allow them."""
 __all__ = ["AskOptions", "JsonPrinter", "Printer", "json_record", "run_ask"]
-"""The printers live in :mod:`tuibot.ask_print`; their old import path keeps working."""
+"""The printers live in :mod:`tuibot.frontends.ask_print`; their old import path keeps working."""
 
 
 @dataclass(frozen=True)

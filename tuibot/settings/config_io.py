@@ -20,7 +20,7 @@ from tomlkit.exceptions import ParseError, TOMLKitError
 from tomlkit.items import AoT, InlineTable, Item, Table
 from tomlkit.toml_document import TOMLDocument
 
-from tuibot.settings_schema import ConfigError
+from tuibot.settings.schema import ConfigError
 from tuibot.store.atomic import replace_file
 
 

@@ -2,7 +2,7 @@
 
 A grant says a question need not be asked again: ``exec:git status`` in one chat (scope
 ``chat``) or everywhere (scope ``lifetime``); what each key covers is decided in
-:mod:`tuibot.permissions`. :class:`GrantStore` keeps them in one small
+:mod:`tuibot.approvals.permissions`. :class:`GrantStore` keeps them in one small
 JSON file (``<data>/grants.json``)::
 
     {"version": 1, "grants": [{"id": "g_1a2b3c4d", "key": "exec:make test", "scope": "chat",
@@ -87,14 +87,14 @@ class Grant:
 
     def applies(self, chat: str, key: str) -> bool:
         """Whether this grant answers ``key`` asked in ``chat`` (see ``permissions.covers``)."""
-        from tuibot.permissions import covers
+        from tuibot.approvals.permissions import covers
 
         return covers(self.key, key) and (self.scope == "lifetime" or chat == self.chat)
 
     @property
     def covers(self) -> str:
         """What this grant allows, in words (a retired tool-wide exec grant: nothing)."""
-        from tuibot.permissions import describe_key
+        from tuibot.approvals.permissions import describe_key
 
         return describe_key(self.key)
 

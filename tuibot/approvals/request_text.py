@@ -12,7 +12,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from tuibot.permissions import SUBJECT_LABELS, broader_key, describe_key, unshown_arguments
+from tuibot.approvals.permissions import (
+    SUBJECT_LABELS,
+    broader_key,
+    describe_key,
+    unshown_arguments,
+)
 from tuibot.visible import hidden_warning, visible
 
 

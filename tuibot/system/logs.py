@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 import logging.handlers
 
-from tuibot.paths import DataPaths
+from tuibot.system.paths import DataPaths
 
 FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 
@@ -20,7 +20,7 @@ def configure_logging(paths: DataPaths, level: str = "INFO") -> logging.Handler 
     Returns the handler, or None when the log folder cannot be written (logging must
     never stop tuibot from working).
     """
-    from tuibot.secrets import RedactingFilter
+    from tuibot.system.secrets import RedactingFilter
 
     try:
         paths.logs.mkdir(parents=True, exist_ok=True)

@@ -4,7 +4,7 @@ Everything that decides *when* a chat's turn runs lives here: the per-chat state
 inbox, running task, handles), the lock across processes, cancellation before and
 during a turn, notes that must go in between turns, and finishing a turn (event,
 trace, consolidation, delegation bookkeeping). *What* a turn sends is built by
-:mod:`tuibot.engine_prepare`.
+:mod:`tuibot.engine.prepare`.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from tuibot.agent.loop import Turn, run_turn
 from tuibot.attachments import AttachmentError
-from tuibot.engine_prepare import TurnBuilder, redacted
+from tuibot.engine.prepare import TurnBuilder, redacted
 from tuibot.events import CommandOutput, Notice, TurnFinished
 from tuibot.settings import ConfigError
 from tuibot.store.chat_lock import ChatInUse
@@ -28,7 +28,7 @@ from tuibot.store.chats import ChatNotFound
 from tuibot.store.jsonl import StorageError
 
 if TYPE_CHECKING:
-    from tuibot.engine_prepare import TurnHost
+    from tuibot.engine.prepare import TurnHost
 
 log = logging.getLogger("tuibot.engine")
 

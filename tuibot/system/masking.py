@@ -1,6 +1,6 @@
 """Secrets masked in what a front end prints, the same way the stored chat masks them.
 
-The engine masks known secrets (:func:`tuibot.secrets.redact`) in what it writes to the
+The engine masks known secrets (:func:`tuibot.system.secrets.redact`) in what it writes to the
 chat file and the trace log, but its events carry the raw text: a model that echoes the
 API key (in its answer, in tool-call arguments, in an approval's summary) would have
 ``ask`` print it. :class:`Masked` wraps a listener so it only ever sees masked events.
@@ -20,9 +20,9 @@ from __future__ import annotations
 from dataclasses import fields, replace
 from typing import Any, TypeVar
 
-from tuibot import secrets
 from tuibot.events import Event, Listener, ReasoningDelta, TextDelta
-from tuibot.secrets import known_secrets, redact
+from tuibot.system import secrets
+from tuibot.system.secrets import known_secrets, redact
 
 E = TypeVar("E", bound=Event)
 Delta = TextDelta | ReasoningDelta

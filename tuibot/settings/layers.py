@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from tuibot.settings_schema import (
+from tuibot.settings.schema import (
     CLEAR,
     TABLE,
     Assign,
@@ -26,7 +26,7 @@ from tuibot.settings_schema import (
     schema,
     seed_defaults,
 )
-from tuibot.settings_values import coerce, from_text
+from tuibot.settings.values import coerce, from_text
 
 ENV_PREFIX = "TUIBOT_"
 """Env overrides are ``TUIBOT_<SECTION>__<KEY>``; the double underscore marks nesting."""
@@ -110,7 +110,7 @@ def edit_document(
     Returns the (maybe re-parsed) document, the resolved key, the value as stored, and
     whether it equalled the default, in which case the key was removed instead.
     """
-    from tuibot import config_io
+    from tuibot.settings import config_io
 
     data = doc.unwrap()
     first = dotted_key.split(".")[0].lower()
@@ -157,7 +157,7 @@ def _planned_value(target: Target, value: Any) -> tuple[Any, bool]:
 
 def _seed_document(root: type, doc: Any, name: str, where: str) -> Any:
     """Write the built-in entries of a named table into a file about to define it."""
-    from tuibot import config_io
+    from tuibot.settings import config_io
 
     for entry, obj in schema(root)[name].default().items():
         values = {

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tuibot.settings_values import coerce, format_value, mask
+from tuibot.settings.values import coerce, format_value, mask
 
 
 class ConfigError(Exception):

@@ -1,8 +1,8 @@
 """The engine fits each collaborator's host protocol; mypy checks this, nothing runs it.
 
 Collaborators see the engine only through narrow protocols (:mod:`tuibot.delegation.host`,
-:mod:`tuibot.jobs.host`, :mod:`tuibot.tool_services`, and its own turns'
-:class:`~tuibot.engine_prepare.TurnHost`). The engine satisfies them
+:mod:`tuibot.jobs.host`, :mod:`tuibot.toolkit.services`, and its own turns'
+:class:`~tuibot.engine.prepare.TurnHost`). The engine satisfies them
 structurally, so nothing at runtime says so; this function makes mypy say it (CI runs
 mypy on the package), and fail with the missing member when one of them drifts.
 """
@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from tuibot.delegation.host import DelegationHost
     from tuibot.engine import Engine
-    from tuibot.engine_prepare import TurnHost
+    from tuibot.engine.prepare import TurnHost
     from tuibot.jobs.host import JobsHost
-    from tuibot.tool_services import ToolServices
+    from tuibot.toolkit.services import ToolServices
 
 
 def engine_fits(engine: Engine) -> tuple[DelegationHost, JobsHost, ToolServices, TurnHost]:

@@ -52,7 +52,7 @@ def bundled_dir(name: str) -> Path:
     A wheel carries them inside the package (``tuibot/_bundled``); an editable install
     or a source checkout has them at the repository's top level.
     """
-    package = Path(__file__).resolve().parent
+    package = Path(__file__).resolve().parent.parent  # tuibot/, above system/
     inside = package / "_bundled" / name
     if inside.is_dir():
         return inside
@@ -105,7 +105,7 @@ class DataPaths:
 
     @property
     def lock(self) -> Path:
-        """The single-instance lock of whoever runs scheduled work (``tuibot.instance``)."""
+        """The single-instance lock of whoever runs scheduled work (``tuibot.system.instance``)."""
         return self.root / "tuibot.lock"
 
     @property

@@ -6,8 +6,8 @@ events on :attr:`Engine.events`. Turns run through the runner the front end give
 TUI's starts Textual workers grouped per chat; ``ask`` and tests use asyncio tasks).
 
 The engine builds the parts and wires them; the work is theirs: turns in
-:mod:`tuibot.engine_turns` (when) and :mod:`tuibot.engine_prepare` (what), providers and
-clients in :mod:`tuibot.engine_providers`, memory in :mod:`tuibot.engine_memory`.
+:mod:`tuibot.engine.turns` (when) and :mod:`tuibot.engine.prepare` (what), providers and
+clients in :mod:`tuibot.engine.providers`, memory in :mod:`tuibot.engine.memory`.
 """
 
 from __future__ import annotations
@@ -21,12 +21,13 @@ from typing import TYPE_CHECKING, Any
 
 from tuibot.agent.tokens import TokenCounter
 from tuibot.approvals import ApprovalQueue, Decision
+from tuibot.approvals.grants import GrantStore
 from tuibot.bots import Bot, BotDirectory
 from tuibot.delegation.journal import DelegationJournal
 from tuibot.delegation.manager import DelegationManager
-from tuibot.engine_memory import MemoryKeeper
-from tuibot.engine_providers import Providers
-from tuibot.engine_turns import Cancellable, ChatState, Outcome, Runner, TurnRunner
+from tuibot.engine.memory import MemoryKeeper
+from tuibot.engine.providers import Providers
+from tuibot.engine.turns import Cancellable, ChatState, Outcome, Runner, TurnRunner
 from tuibot.events import (
     ChatWaiting,
     Event,
@@ -38,13 +39,11 @@ from tuibot.events import (
     TextDelta,
     TurnFinished,
 )
-from tuibot.grants import GrantStore
 from tuibot.llm.parts import ModelClient
 from tuibot.llm.select import Route
 from tuibot.memory import MemoryStore
 from tuibot.model_choice import Listing, chat_model, choose, model_command
 from tuibot.model_choice import listing as model_listing
-from tuibot.paths import DataPaths
 from tuibot.settings import ProviderSettings, Settings
 from tuibot.skills.catalog import SkillCatalog
 from tuibot.skills.loader import SkillProblem, default_roots
@@ -53,14 +52,15 @@ from tuibot.store.chat_lock import ChatLocks, in_use_message
 from tuibot.store.chats import ChatMeta, ChatNotFound, ChatStore
 from tuibot.store.jsonl import LineProblem, StorageError
 from tuibot.store.traces import TraceLog
+from tuibot.system.paths import DataPaths
 from tuibot.tasks import Task, TaskBoard
 from tuibot.toolkit.registry import ToolRegistry
 
 if TYPE_CHECKING:
-    from tuibot.instance import Holder, InstanceLock
     from tuibot.jobs.book import JobBook
     from tuibot.jobs.schedule import Clock
     from tuibot.jobs.work import ScheduledWork
+    from tuibot.system.instance import Holder, InstanceLock
 
 __all__ = ["Cancellable", "ChatState", "Engine", "Outcome", "Runner", "task_runner"]
 
@@ -222,7 +222,7 @@ class Engine:
         None when this process now holds it and may recover earlier work and run
         scheduled work; otherwise the live process that holds it.
         """
-        from tuibot.instance import InstanceLock
+        from tuibot.system.instance import InstanceLock
 
         lock = InstanceLock(self.paths.lock)
         holder = lock.acquire(mode)

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from tuibot.settings_schema import DERIVED, ConfigError, rules
+from tuibot.settings.schema import DERIVED, ConfigError, rules
 
 SERVER_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9-]{0,30}$")
 """Letters, digits and ``-``: no ``_``, so ``NAME__tool`` always splits at the first ``__``."""

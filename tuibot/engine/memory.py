@@ -14,7 +14,7 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
-from tuibot.engine_providers import Providers
+from tuibot.engine.providers import Providers
 from tuibot.events import EventStream, Notice
 from tuibot.memory import MemoryStore, MemoryStoreError, memory_path
 from tuibot.settings import ConfigError, Settings

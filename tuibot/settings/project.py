@@ -2,7 +2,7 @@
 
 Why: a ``tuibot.toml`` in the folder tuibot starts in may be a stranger's (a cloned
 repository), so it counts only when the person trusted that file with that content
-(:mod:`tuibot.trust`). The rules:
+(:mod:`tuibot.settings.trust`). The rules:
 
 - ``--config FILE`` is trusted: the person named it.
 - ``<config home>/config.toml`` is the person's own: trusted.
@@ -20,8 +20,8 @@ import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
-from tuibot import paths
-from tuibot.settings_schema import ConfigError
+from tuibot.settings.schema import ConfigError
+from tuibot.system import paths
 
 PROJECT_FILE = "tuibot.toml"
 
@@ -100,8 +100,8 @@ def read_project_file(folder: Path) -> ProjectFile | None:
         return None
     except OSError as exc:
         raise ConfigError(f"cannot read {path}: {exc.strerror or exc}") from None
+    from tuibot.settings.trust import TrustStore, content_digest
     from tuibot.store.jsonl import StorageError  # only with a file to judge
-    from tuibot.trust import TrustStore, content_digest
 
     digest = content_digest(data)
     try:
@@ -138,8 +138,8 @@ def carry_trust(path: Path, before: bytes | None, after: bytes) -> None:
     Only when the content replaced was exactly the trusted content: the person's own tool
     made the change, so it needs no second yes. Anything else is left as it was.
     """
+    from tuibot.settings.trust import TrustStore, content_digest
     from tuibot.store.jsonl import StorageError
-    from tuibot.trust import TrustStore, content_digest
 
     if before is None or before == after:
         return

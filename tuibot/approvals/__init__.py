@@ -4,7 +4,7 @@ A request carries an ``asyncio.Future`` that whoever answers resolves — the TU
 approvals pane, ``ask``'s terminal prompt, a test — through :meth:`ApprovalQueue.decide`.
 A request nobody answers in time is denied. Decisions with scope ``chat`` or
 ``lifetime`` become grants, so the same question is not asked again: kept in a
-:class:`~tuibot.grants.GrantStore` when the queue has one (they outlive the process), else
+:class:`~tuibot.approvals.grants.GrantStore` when the queue has one (they outlive the process), else
 only in memory. A grants file that cannot be read or written never loses a decision: the
 grant is kept in memory for this run and the problem is reported as an error notice.
 """
@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from tuibot.events import ApprovalDecided, ApprovalKind, ApprovalRequested, Event, Notice
 
 if TYPE_CHECKING:
-    from tuibot.grants import GrantStore
+    from tuibot.approvals.grants import GrantStore
 
 Scope = Literal["once", "chat", "lifetime"]
 
@@ -83,7 +83,7 @@ class ApprovalQueue:
 
     def granted(self, chat: str, grant_key: str | None) -> bool:
         """Whether an earlier decision already allows this (a grant covering its key)."""
-        from tuibot.permissions import covers
+        from tuibot.approvals.permissions import covers
 
         if grant_key is None:
             return False
@@ -93,7 +93,7 @@ class ApprovalQueue:
             return True
         if self.grants is None:
             return False
-        from tuibot.grants import GrantStoreError
+        from tuibot.approvals.grants import GrantStoreError
 
         try:
             allowed = self.grants.allows(chat, grant_key)
@@ -167,7 +167,7 @@ class ApprovalQueue:
         An explicit broader grant (``decision.grant``) is kept only when it covers the
         request itself: a prefix that does not match the command shown grants nothing.
         """
-        from tuibot.permissions import covers
+        from tuibot.approvals.permissions import covers
 
         key = request.grant_key
         if key is not None and decision.grant is not None:
@@ -183,7 +183,7 @@ class ApprovalQueue:
 
     def _persist(self, request: ApprovalRequest, decision: Decision, key: str) -> bool:
         """Save the grant; False (after a notice) when it could not be saved."""
-        from tuibot.grants import Grant, GrantScope, GrantStoreError
+        from tuibot.approvals.grants import Grant, GrantScope, GrantStoreError
 
         assert self.grants is not None
         scope: GrantScope = "chat" if decision.scope == "chat" else "lifetime"

@@ -32,10 +32,10 @@ from tuibot.events import (
 if TYPE_CHECKING:
     from tuibot.engine import Engine
     from tuibot.jobs.schedule import Clock
-    from tuibot.paths import DataPaths
     from tuibot.settings import Settings
+    from tuibot.system.paths import DataPaths
 
-log = logging.getLogger("tuibot.headless")
+log = logging.getLogger("tuibot.frontends.headless")
 
 LOCKED = 3
 """Exit code when another live tuibot holds the single-instance lock."""

@@ -1,6 +1,6 @@
 """What one turn sends: the chat loaded, the bot chosen, the model bound, the prompt built.
 
-:mod:`tuibot.engine_turns` decides when a turn runs; this module builds the
+:mod:`tuibot.engine.turns` decides when a turn runs; this module builds the
 :class:`~tuibot.agent.loop.Turn` it runs (and the target of ``/compact``), from the
 parts of the engine named in :class:`TurnHost` and nothing more.
 """
@@ -16,24 +16,24 @@ from tuibot.agent.context import build_system_prompt
 from tuibot.agent.loop import Turn
 from tuibot.agent.prepare import CompactTarget, TurnContext, compact_now, context_for
 from tuibot.agent.repeats import RepeatGuard
+from tuibot.approvals.permissions import Permission, permission_details, request_summary
 from tuibot.attachments.chips import chip_labels
 from tuibot.attachments.sending import attachments_for
 from tuibot.delegation.tools import BUILTIN_TOOLS
 from tuibot.events import Notice, TurnStarted
 from tuibot.model_choice import chat_model
-from tuibot.paths import config_home
-from tuibot.permissions import Permission, permission_details, request_summary
 from tuibot.settings import ConfigError
 from tuibot.store.chat_message import ChatMessage
 from tuibot.store.jsonl import StorageError
+from tuibot.system.paths import config_home
 
 if TYPE_CHECKING:
     from tuibot.agent.tokens import TokenCounter
     from tuibot.approvals import ApprovalQueue
     from tuibot.bots import Bot, BotDirectory
     from tuibot.delegation.manager import DelegationManager
-    from tuibot.engine_memory import MemoryKeeper
-    from tuibot.engine_providers import Providers
+    from tuibot.engine.memory import MemoryKeeper
+    from tuibot.engine.providers import Providers
     from tuibot.events import EventStream
     from tuibot.llm.select import Route
     from tuibot.settings import Settings
@@ -78,7 +78,7 @@ class TurnHost(Protocol):
 
 def redacted(value: Any) -> Any:
     """``value`` with every known secret masked: the safety net for chats and traces."""
-    from tuibot import secrets
+    from tuibot.system import secrets
 
     text = json.dumps(value, ensure_ascii=False, default=str)
     clean = secrets.redact(text)

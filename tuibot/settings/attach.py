@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from tuibot.settings_schema import rules
+from tuibot.settings.schema import rules
 
 MIB = 1024 * 1024
 
