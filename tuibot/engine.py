@@ -5,6 +5,7 @@ Commands come in as plain async methods (:meth:`Engine.send`, :meth:`Engine.deci
 events on :attr:`Engine.events`. Turns run through the runner the front end gives (the
 TUI's starts Textual workers grouped per chat; ``ask`` and tests use asyncio tasks).
 
+Front ends read through :attr:`Engine.view` (frozen records, :mod:`tuibot.engine_view`).
 The engine builds the parts and wires them; the work is theirs: turns in
 :mod:`tuibot.engine_turns` (when) and :mod:`tuibot.engine_prepare` (what), providers and
 clients in :mod:`tuibot.engine_providers`, memory in :mod:`tuibot.engine_memory`.
@@ -24,9 +25,11 @@ from tuibot.approvals import ApprovalQueue, Decision
 from tuibot.bots import Bot, BotDirectory
 from tuibot.delegation.journal import DelegationJournal
 from tuibot.delegation.manager import DelegationManager
+from tuibot.engine_commands import FrontEndCommands
 from tuibot.engine_memory import MemoryKeeper
 from tuibot.engine_providers import Providers
 from tuibot.engine_turns import Cancellable, ChatState, Outcome, Runner, TurnRunner
+from tuibot.engine_view import EngineView
 from tuibot.events import (
     ChatWaiting,
     Event,
@@ -74,8 +77,12 @@ def task_runner(
     return asyncio.get_running_loop().create_task(coro, name=f"{group}: {description}")
 
 
-class Engine:
-    """Owns settings, storage, tools, approvals and model clients; runs turns."""
+class Engine(FrontEndCommands):
+    """Owns settings, storage, tools, approvals and model clients; runs turns.
+
+    Front ends send commands through its methods (the small ones in
+    :class:`~tuibot.engine_commands.FrontEndCommands`) and read through :attr:`view`.
+    """
 
     def __init__(
         self,
@@ -136,6 +143,8 @@ class Engine:
         self._jobs: JobBook | None = None
         self.scheduled: ScheduledWork | None = None
         self._instance: InstanceLock | None = None
+        self.view = EngineView(self)
+        """What front ends read: frozen records (:mod:`tuibot.engine_view`)."""
 
     @property
     def jobs(self) -> JobBook:

@@ -59,7 +59,7 @@ async def _checks(settings: Any, base_url: str | None) -> int:
         if base_url:
             engine.with_provider_override("--base-url", base_url=base_url)
         routed = _routed_provider(engine)
-        for provider in engine.settings.providers.values():
+        for provider in engine.view.settings.providers.values():
             model = settings.agent.model if provider.name == routed else None
             reached = await _provider_check(engine, provider, model)
             failed |= not reached
@@ -68,7 +68,8 @@ async def _checks(settings: Any, base_url: str | None) -> int:
         errors: list[str] = []
         engine.events.listen(lambda event: errors.append(getattr(event, "message", "")))
         engine.load_tools()
-        _line(OK, "tools", f"{len(engine.tools.names())} loaded: {', '.join(engine.tools.names())}")
+        names = engine.view.tool_names()
+        _line(OK, "tools", f"{len(names)} loaded: {', '.join(names)}")
         for message in filter(None, errors):
             failed |= message.startswith("tool not loaded")
             _line(BAD if message.startswith("tool not loaded") else OK, "tools", message)
@@ -100,7 +101,7 @@ async def _mcp_checks(engine: Any) -> bool:
 async def _window_check(engine: Any, provider: Any, model: str) -> None:
     """The model's context window and where it was found (probed and cached now)."""
     name = engine.route_for(model).model  # as turns send it (a routing prefix stripped)
-    window = await engine.windows.discover(provider, name)
+    window = await engine.discover_window(provider, name)
     if window.known:
         _line(OK, "context window", f"{name}: {window.tokens} tokens (from {window.source})")
     else:
@@ -129,7 +130,7 @@ def _routed_provider(engine: Any) -> str | None:
     from tuibot.settings import ConfigError
 
     try:
-        return str(engine.route_for(engine.settings.agent.model).provider.name)
+        return str(engine.route_for(engine.view.settings.agent.model).provider.name)
     except ConfigError:
         return None
 
