@@ -19,13 +19,13 @@ import contextlib
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, TextIO
+from typing import TextIO
 
 from tuibot.approvals import Decision, Scope
 from tuibot.ask_print import JsonPrinter, Printer, json_record
 from tuibot.attachments.mentions import mention_for
 from tuibot.delegation.tree_limits import RootLimits
-from tuibot.engine import Engine
+from tuibot.engine import Engine, Outcome
 from tuibot.events import (
     ApprovalRequested,
     ChatWaiting,
@@ -360,7 +360,7 @@ def _note(engine: Engine, chat: str, text: str) -> None:
     engine.notice(chat, "warning", text)
 
 
-async def _wind_down(engine: Engine, chat: str, future: Any) -> None:
+async def _wind_down(engine: Engine, chat: str, future: asyncio.Future[Outcome] | None) -> None:
     """After a stop, wait (briefly) for the cancelled turns and work to settle."""
     with contextlib.suppress(TimeoutError):
         async with asyncio.timeout(10):

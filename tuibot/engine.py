@@ -116,7 +116,7 @@ class Engine(FrontEndCommands):
         self._tasks_loaded = False
         self.events.listen(self._track_task, deltas=False)  # nothing for it per token
         try:
-            self._journal_problems: list[Any] = self.delegations.journal.load()
+            self._journal_problems: list[LineProblem] = self.delegations.journal.load()
         except StorageError as error:  # reported with the tools' notices; writes will fail
             self._journal_problems = [LineProblem(0, "", str(error))]
         self.traces = TraceLog(self.paths.traces)
