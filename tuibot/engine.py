@@ -17,7 +17,6 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Callable, Coroutine
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from tuibot.agent.tokens import TokenCounter
@@ -53,7 +52,7 @@ from tuibot.skills.catalog import SkillCatalog
 from tuibot.skills.loader import SkillProblem, default_roots
 from tuibot.slash import SlashContext, is_command, run_command
 from tuibot.store.chat_lock import ChatLocks, in_use_message
-from tuibot.store.chats import ChatMeta, ChatNotFound, ChatStore
+from tuibot.store.chats import ChatMeta, ChatStore
 from tuibot.store.jsonl import LineProblem, StorageError
 from tuibot.store.traces import TraceLog
 from tuibot.tasks import Task, TaskBoard
@@ -329,23 +328,6 @@ class Engine(FrontEndCommands):
             return self.chats.create(kind="direct", bot=self.bots.default.name, title=title)
         chosen = self.bots.require(bot)
         return self.chats.create(kind="direct", bot=chosen.name, title=title, pinned=True)
-
-    def pin_chat(self, chat: str, bot: str | None) -> ChatMeta:
-        """Pin a direct chat to ``bot`` (no routing), or unpin it with None.
-
-        Raises ``BotError`` for a bot that does not exist, ``ValueError`` for a task chat
-        (task chats always belong to the bot doing the work).
-        """
-        meta = next((m for m in self.chats.list() if m.id == chat), None)
-        if meta is None:
-            raise ChatNotFound(f"no chat {chat!r}")
-        if meta.kind == "task":
-            raise ValueError("a task chat belongs to the bot doing the work; it cannot be pinned")
-        if bot is None:
-            self.chats.set_bot(chat, meta.bot, pinned=False)
-        else:
-            self.chats.set_bot(chat, self.bots.require(bot).name, pinned=True)
-        return replace(meta, bot=bot or meta.bot, pinned=bot is not None)
 
     async def send(self, chat: str, text: str) -> asyncio.Future[Outcome]:
         """Give a chat input; the future resolves when its turn (or command) is done.

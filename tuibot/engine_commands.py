@@ -10,12 +10,14 @@ two lines each; :class:`~tuibot.engine.Engine` inherits them so front ends call
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from tuibot.events import Notice, NoticeLevel
 
 if TYPE_CHECKING:
     from tuibot.approvals import ApprovalQueue, KeptGrant
+    from tuibot.bots import BotDirectory
     from tuibot.delegation.manager import DelegationManager
     from tuibot.delegation.records import Delegation
     from tuibot.delegation.tree_limits import RootLimits
@@ -32,6 +34,7 @@ class FrontEndCommands:
     """Commands a front end sends; mixed into the engine, which owns the parts named here."""
 
     if TYPE_CHECKING:
+        bots: BotDirectory
         chats: ChatStore
         chat_locks: ChatLocks
         approvals: ApprovalQueue
@@ -47,6 +50,25 @@ class FrontEndCommands:
     def rename_chat(self, chat: str, title: str) -> None:
         """Give a chat a new title (``ChatNotFound``, ``StorageError``)."""
         self.chats.set_title(chat, title)
+
+    def pin_chat(self, chat: str, bot: str | None) -> ChatMeta:
+        """Pin a direct chat to ``bot`` (no routing), or unpin it with None.
+
+        Raises ``BotError`` for a bot that does not exist, ``ValueError`` for a task chat
+        (task chats always belong to the bot doing the work).
+        """
+        meta = next((m for m in self.chats.list() if m.id == chat), None)
+        if meta is None:
+            from tuibot.store.chats import ChatNotFound
+
+            raise ChatNotFound(f"no chat {chat!r}")
+        if meta.kind == "task":
+            raise ValueError("a task chat belongs to the bot doing the work; it cannot be pinned")
+        if bot is None:
+            self.chats.set_bot(chat, meta.bot, pinned=False)
+        else:
+            self.chats.set_bot(chat, self.bots.require(bot).name, pinned=True)
+        return replace(meta, bot=bot or meta.bot, pinned=bot is not None)
 
     def fork_chat(self, chat: str, at: int | None = None) -> ChatMeta:
         """Copy the chat's first ``at`` messages (all with None) into a new chat.
