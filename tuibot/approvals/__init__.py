@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from tuibot.events import ApprovalDecided, ApprovalKind, ApprovalRequested, Event, Notice
 
 if TYPE_CHECKING:
-    from tuibot.approvals.grants import GrantStore
+    from tuibot.approvals.grants import GrantScope, GrantStore
 
 Scope = Literal["once", "chat", "lifetime"]
 
@@ -53,6 +53,25 @@ class ApprovalRequest:
     created: float
     timeout: float
     future: asyncio.Future[Decision] = field(repr=False)
+
+
+@dataclass(frozen=True)
+class KeptGrant:
+    """One grant as a person lists it: stored in grants.json, or of this run only."""
+
+    id: str
+    """The stored grant's id (``g_…``), or a made-up one for a grant of this run."""
+    scope: GrantScope
+    chat: str | None
+    key: str
+    created: float | None
+    """When it was granted; None for a grant kept in memory (this run only)."""
+    reason: str = ""
+
+    @property
+    def stored(self) -> bool:
+        """Whether it lives in grants.json (else only in this run's memory)."""
+        return self.created is not None
 
 
 class ApprovalQueue:
@@ -102,6 +121,38 @@ class ApprovalQueue:
             return False
         self._store_problem = ""
         return allowed
+
+    def kept_grants(self) -> tuple[tuple[KeptGrant, ...], str]:
+        """Every grant, oldest stored first then this run's, and the grants file's problem."""
+        from tuibot.approvals.grants import GrantStoreError
+
+        kept: list[KeptGrant] = []
+        problem = ""
+        if self.grants is not None:
+            try:
+                stored = self.grants.all()
+            except GrantStoreError as error:
+                problem = str(error)
+            else:
+                kept = [
+                    KeptGrant(g.id, g.scope, g.chat, g.key, g.created, g.reason) for g in stored
+                ]
+        for chat, key in sorted(self.chat_grants):
+            kept.append(KeptGrant(f"run:chat:{chat}:{key}", "chat", chat, key, None))
+        for key in sorted(self.lifetime_grants):
+            kept.append(KeptGrant(f"run:lifetime:{key}", "lifetime", None, key, None))
+        return tuple(kept), problem
+
+    def revoke(self, grant: KeptGrant) -> None:
+        """Take a grant back: from grants.json (``GrantStoreError`` if that fails), or
+        from this run's memory."""
+        if not grant.stored:
+            if grant.chat is not None:
+                self.chat_grants.discard((grant.chat, grant.key))
+            else:
+                self.lifetime_grants.discard(grant.key)
+        elif self.grants is not None:
+            self.grants.revoke(grant.id)
 
     async def ask(
         self,
@@ -183,7 +234,7 @@ class ApprovalQueue:
 
     def _persist(self, request: ApprovalRequest, decision: Decision, key: str) -> bool:
         """Save the grant; False (after a notice) when it could not be saved."""
-        from tuibot.approvals.grants import Grant, GrantScope, GrantStoreError
+        from tuibot.approvals.grants import Grant, GrantStoreError
 
         assert self.grants is not None
         scope: GrantScope = "chat" if decision.scope == "chat" else "lifetime"

@@ -203,7 +203,7 @@ def _tree(
 
 
 def _list(records: list[Delegation], chat: str | None, everything: bool, as_json: bool) -> int:
-    from tuibot.delegation.manager import describe
+    from tuibot.delegation.records import describe
 
     since = time.time() - RECENT_SECONDS
 
@@ -321,8 +321,7 @@ def _block(label: str, text: str | None, empty: str) -> list[str]:
 
 def render(record: Delegation, records: list[Delegation]) -> list[str]:
     """Every field of ``record`` as plain lines; ``records`` to name its relatives."""
-    from tuibot.delegation.manager import describe
-    from tuibot.delegation.records import Usage
+    from tuibot.delegation.records import Usage, describe
 
     parent = record.parent
     lines = [record.id, f"status     {record.status}"]

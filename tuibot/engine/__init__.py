@@ -5,6 +5,7 @@ Commands come in as plain async methods (:meth:`Engine.send`, :meth:`Engine.deci
 events on :attr:`Engine.events`. Turns run through the runner the front end gives (the
 TUI's starts Textual workers grouped per chat; ``ask`` and tests use asyncio tasks).
 
+Front ends read through :attr:`Engine.view` (frozen records, :mod:`tuibot.engine.view`).
 The engine builds the parts and wires them; the work is theirs: turns in
 :mod:`tuibot.engine.turns` (when) and :mod:`tuibot.engine.prepare` (what), providers and
 clients in :mod:`tuibot.engine.providers`, memory in :mod:`tuibot.engine.memory`.
@@ -16,7 +17,6 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Callable, Coroutine
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from tuibot.agent.tokens import TokenCounter
@@ -25,9 +25,11 @@ from tuibot.approvals.grants import GrantStore
 from tuibot.bots import Bot, BotDirectory
 from tuibot.delegation.journal import DelegationJournal
 from tuibot.delegation.manager import DelegationManager
+from tuibot.engine.commands import FrontEndCommands
 from tuibot.engine.memory import MemoryKeeper
 from tuibot.engine.providers import Providers
 from tuibot.engine.turns import Cancellable, ChatState, Outcome, Runner, TurnRunner
+from tuibot.engine.view import EngineView
 from tuibot.events import (
     ChatWaiting,
     Event,
@@ -49,7 +51,7 @@ from tuibot.skills.catalog import SkillCatalog
 from tuibot.skills.loader import SkillProblem, default_roots
 from tuibot.slash import SlashContext, is_command, run_command
 from tuibot.store.chat_lock import ChatLocks, in_use_message
-from tuibot.store.chats import ChatMeta, ChatNotFound, ChatStore
+from tuibot.store.chats import ChatMeta, ChatStore
 from tuibot.store.jsonl import LineProblem, StorageError
 from tuibot.store.traces import TraceLog
 from tuibot.system.paths import DataPaths
@@ -74,8 +76,12 @@ def task_runner(
     return asyncio.get_running_loop().create_task(coro, name=f"{group}: {description}")
 
 
-class Engine:
-    """Owns settings, storage, tools, approvals and model clients; runs turns."""
+class Engine(FrontEndCommands):
+    """Owns settings, storage, tools, approvals and model clients; runs turns.
+
+    Front ends send commands through its methods (the small ones in
+    :class:`~tuibot.engine.commands.FrontEndCommands`) and read through :attr:`view`.
+    """
 
     def __init__(
         self,
@@ -109,7 +115,7 @@ class Engine:
         self._tasks_loaded = False
         self.events.listen(self._track_task, deltas=False)  # nothing for it per token
         try:
-            self._journal_problems: list[Any] = self.delegations.journal.load()
+            self._journal_problems: list[LineProblem] = self.delegations.journal.load()
         except StorageError as error:  # reported with the tools' notices; writes will fail
             self._journal_problems = [LineProblem(0, "", str(error))]
         self.traces = TraceLog(self.paths.traces)
@@ -136,6 +142,8 @@ class Engine:
         self._jobs: JobBook | None = None
         self.scheduled: ScheduledWork | None = None
         self._instance: InstanceLock | None = None
+        self.view = EngineView(self)
+        """What front ends read: frozen records (:mod:`tuibot.engine.view`)."""
 
     @property
     def jobs(self) -> JobBook:
@@ -320,23 +328,6 @@ class Engine:
             return self.chats.create(kind="direct", bot=self.bots.default.name, title=title)
         chosen = self.bots.require(bot)
         return self.chats.create(kind="direct", bot=chosen.name, title=title, pinned=True)
-
-    def pin_chat(self, chat: str, bot: str | None) -> ChatMeta:
-        """Pin a direct chat to ``bot`` (no routing), or unpin it with None.
-
-        Raises ``BotError`` for a bot that does not exist, ``ValueError`` for a task chat
-        (task chats always belong to the bot doing the work).
-        """
-        meta = next((m for m in self.chats.list() if m.id == chat), None)
-        if meta is None:
-            raise ChatNotFound(f"no chat {chat!r}")
-        if meta.kind == "task":
-            raise ValueError("a task chat belongs to the bot doing the work; it cannot be pinned")
-        if bot is None:
-            self.chats.set_bot(chat, meta.bot, pinned=False)
-        else:
-            self.chats.set_bot(chat, self.bots.require(bot).name, pinned=True)
-        return replace(meta, bot=bot or meta.bot, pinned=bot is not None)
 
     async def send(self, chat: str, text: str) -> asyncio.Future[Outcome]:
         """Give a chat input; the future resolves when its turn (or command) is done.

@@ -19,19 +19,18 @@ import contextlib
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, TextIO
+from typing import TextIO
 
 from tuibot.approvals import Decision, Scope
 from tuibot.approvals.request_text import answer_choices, chosen_grant, request_lines
 from tuibot.attachments.mentions import mention_for
 from tuibot.delegation.tree_limits import RootLimits
-from tuibot.engine import Engine
+from tuibot.engine import Engine, Outcome
 from tuibot.events import (
     ApprovalRequested,
     ChatWaiting,
     CommandOutput,
     Event,
-    Notice,
     TurnFinished,
 )
 from tuibot.frontends.ask_print import JsonPrinter, Printer, json_record
@@ -166,7 +165,7 @@ class Approver:
             decision = Decision(False, reason=f"not confirmed: ask is not interactive ({hint})")
         else:
             async with self._terminal:
-                if not any(r.id == event.request_id for r in self.engine.approvals.pending()):
+                if not self.engine.view.is_pending(event.request_id):
                     return  # decided or withdrawn while an earlier prompt was open
                 decision = await self._ask_terminal(event)
         self.engine.decide(event.request_id, decision)
@@ -210,12 +209,11 @@ def _prompt(question: str, letter: bool = True) -> str:
 async def run_ask(engine: Engine, options: AskOptions, out: TextIO, err: TextIO) -> int:
     """Run one input in a chat, wait for the work it gave, report it; returns the exit code."""
     chat = _open_chat(engine, options, err)
-    manager = engine.delegations
-    root = manager.root_chat(chat) if chat else chat
+    root = engine.view.root_chat(chat) if chat else chat
     """The person's chat at the top: a task chat's requests are asked there."""
 
     def in_tree(other: str) -> bool:
-        return bool(chat) and manager.root_chat(other) == root
+        return bool(chat) and engine.view.root_chat(other) == root
 
     printer = JsonPrinter(chat, out, in_tree) if options.json else Printer(chat, out, err, in_tree)
     engine.events.listen(Masked(printer))  # known secrets never printed, as in the chat file
@@ -228,7 +226,7 @@ async def run_ask(engine: Engine, options: AskOptions, out: TextIO, err: TextIO)
 def _open_chat(engine: Engine, options: AskOptions, err: TextIO) -> str:
     """The chat the input goes to: named, the latest, none for a command, or a new one."""
     if options.chat:
-        chat = engine.chats.resolve(options.chat)
+        chat = engine.view.resolve(options.chat)
     elif options.resume:
         chat = _latest_chat(engine)
     elif is_command(options.prompt):
@@ -249,8 +247,7 @@ async def _answer(engine: Engine, options: AskOptions, chat: str, root: str, err
     refused = await _choose_model(engine, chat, options, existing, err)
     if refused is not None:
         return refused
-    manager = engine.delegations
-    engine.chat_locks.wait = options.wait
+    engine.set_lock_wait(options.wait)
     if options.json:  # the JSON stream has the notice; a person watching stderr sees it too
         engine.events.listen(
             lambda e: _waiting_on(err, e) if e.chat == chat else None, deltas=False
@@ -278,16 +275,16 @@ async def _answer(engine: Engine, options: AskOptions, chat: str, root: str, err
         engine.cancel(chat, delegations=True)
 
     if chat:
-        manager.limit_root(chat, RootLimits(options.max_steps, options.max_micros, at_limit))
+        engine.limit_tree(chat, RootLimits(options.max_steps, options.max_micros, at_limit))
     engine.load_tools(lazy_mcp=True)  # MCP servers start on their first call
     if existing and not is_command(options.prompt):
-        manager.recover(chat)
+        engine.recover_delegations(chat)
     future = await engine.send(chat, options.prompt)
     try:
         async with asyncio.timeout(options.max_time):
             outcome = await asyncio.shield(future)
             if chat and isinstance(outcome, TurnFinished):
-                await manager.wait_until_settled(chat)
+                await engine.wait_until_settled(chat)
     except TimeoutError:
         at_limit("time")
         await _wind_down(engine, chat, future)
@@ -333,7 +330,7 @@ def _latest_chat(engine: Engine) -> str:
     """The most recently updated direct chat, for ``-c``; ChatNotFound when there is none."""
     from tuibot.store.chats import ChatNotFound
 
-    meta = engine.chats.latest("direct")
+    meta = engine.view.latest("direct")
     if meta is None:
         raise ChatNotFound("no chat to continue yet: ask without --continue to start one")
     return meta.id
@@ -342,7 +339,7 @@ def _latest_chat(engine: Engine) -> str:
 async def _drop_unanswered(engine: Engine, chat: str, err: TextIO) -> None:
     """A chat this ask started whose turn failed before any answer is not kept: it would
     only fill the chat list with questions nobody answered."""
-    messages = engine.chats.load(chat, readonly=True).messages
+    messages = engine.view.transcript(chat).messages
     if any(message.get("role") != "user" for message in messages):
         return
     await engine.delete_chat(chat)
@@ -360,14 +357,14 @@ def _waiting_on(err: TextIO, event: Event) -> None:
 
 
 def _note(engine: Engine, chat: str, text: str) -> None:
-    engine.events.publish(Notice(chat, "warning", text))
+    engine.notice(chat, "warning", text)
 
 
-async def _wind_down(engine: Engine, chat: str, future: Any) -> None:
+async def _wind_down(engine: Engine, chat: str, future: asyncio.Future[Outcome] | None) -> None:
     """After a stop, wait (briefly) for the cancelled turns and work to settle."""
     with contextlib.suppress(TimeoutError):
         async with asyncio.timeout(10):
             if future is not None:
                 await asyncio.shield(future)
             if chat:
-                await engine.delegations.wait_until_settled(chat)
+                await engine.wait_until_settled(chat)

@@ -46,7 +46,7 @@ class EventLog:
 
     def __init__(self, engine: Engine) -> None:
         self._statuses: dict[str, str] = {}
-        self._timeout = engine.settings.tools.confirm_timeout
+        self._timeout = engine.view.settings.tools.confirm_timeout
         engine.events.listen(self)
 
     def __call__(self, event: Event) -> None:
@@ -116,7 +116,7 @@ async def serve(
         engine.start_reloader()
         try:
             engine.recover_tasks()
-            recovered = engine.delegations.recover()
+            recovered = engine.recover_delegations()
             log.info("recovered %d open delegations", len(recovered))
         except StorageError as error:
             log.error("could not recover earlier work: %s", error)

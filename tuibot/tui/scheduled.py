@@ -65,10 +65,10 @@ def _run_here(engine: Engine) -> list[tuple[Severity, str]]:
     said: list[tuple[Severity, str]] = []
     try:  # work cut off by the last exit: tasks back to "todo", delegations paused
         engine.recover_tasks()
-        engine.delegations.recover()
+        engine.recover_delegations()
     except StorageError as error:  # the app still opens; the problem is on screen
         said.append(("error", f"Could not recover earlier work: {error}"))
-    if engine.settings.jobs.enabled:
+    if engine.view.settings.jobs.enabled:
         engine.start_jobs()
     return said
 

@@ -66,7 +66,7 @@ async def check_health(engine: Engine) -> Health:
     from tuibot.settings import ConfigError
 
     try:
-        route = engine.route_for(engine.settings.agent.model)
+        route = engine.route_for(engine.view.settings.agent.model)
     except ConfigError as error:
         return Health(False, "config", str(error), _advice(engine, None))
     provider = route.provider
