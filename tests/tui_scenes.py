@@ -157,6 +157,32 @@ def exec_request(engine: Engine, chat: str, command: str) -> Coroutine[Any, Any,
     )
 
 
+def tool_request(engine: Engine, chat: str, tool: str, arguments: dict[str, Any]) -> Any:
+    """A confirmation of a bundled tool, built by the tool's own rule as the engine does,
+    in a fixed workspace (``/home/me/project``) so the picture does not vary."""
+    from tuibot.permissions import permission_details, request_summary
+    from tuibot.toolkit.workspace import use_workspace
+
+    spec = engine.tools.get(tool)
+    assert spec is not None
+    with use_workspace("/home/me/project"):
+        permission = spec.permission(arguments)
+    assert permission is not None, f"{tool} {arguments} would not ask"
+    return engine.approvals.ask(
+        chat,
+        "tool",
+        request_summary(tool, arguments, permission),
+        {
+            "tool": tool,
+            "arguments": arguments,
+            "prompt": permission.question,
+            "bot": "Assistant",
+            "permission": permission_details(permission),
+        },
+        grant_key=permission.grant_key,
+    )
+
+
 def ask_approvals(engine: Engine, chat: str) -> list[asyncio.Task[Any]]:
     """Three pending requests of the three kinds, oldest first."""
     approvals = engine.approvals

@@ -153,7 +153,10 @@ class Approver:
             decision = Decision(True, reason="allowed by --yes")
         elif not self.interactive:
             if hidden:
-                hint = "it contains hidden characters, which --yes does not allow"
+                hint = (
+                    "it contains hidden characters, which --yes does not allow; only a person "
+                    "can allow it once, at a terminal or in the app"
+                )
             elif past_limit:
                 hint = "rerun with --yes --continue-at-limits to allow"
             elif permission.get("kind") == "network" and permission.get("grantKey"):

@@ -35,6 +35,10 @@ from tuibot.events import (
 from tuibot.visible import visible
 
 DIM, RESET = "\x1b[2m", "\x1b[0m"
+RESULT_WIDTH = 120
+"""Characters of a tool result's first line shown on its status line."""
+REASON_WIDTH = 300
+"""Longer for a failed call: a denial names the flag or setting that would allow it."""
 
 
 class TickOut:
@@ -116,7 +120,8 @@ class Printer:
             self._status(f"→ {event.name}({summarize_arguments(event.arguments)})")
         elif isinstance(event, ToolFinished):
             mark = "✓" if event.ok else "✗"
-            first = event.output.strip().splitlines()[0][:120] if event.output.strip() else ""
+            width = RESULT_WIDTH if event.ok else REASON_WIDTH  # why it failed, whole
+            first = event.output.strip().splitlines()[0][:width] if event.output.strip() else ""
             first = visible(first, keep_newlines=False)  # a command's output may hold escapes
             detail = f"{len(event.output)} chars" if event.ok else first
             self._status(f"  {mark} {event.name} {event.duration_s * 1000:.0f} ms  {detail}")
