@@ -160,7 +160,7 @@ def exec_request(engine: Engine, chat: str, command: str) -> Coroutine[Any, Any,
 def tool_request(engine: Engine, chat: str, tool: str, arguments: dict[str, Any]) -> Any:
     """A confirmation of a bundled tool, built by the tool's own rule as the engine does,
     in a fixed workspace (``/home/me/project``) so the picture does not vary."""
-    from tuibot.permissions import permission_details, request_summary
+    from tuibot.approvals.permissions import permission_details, request_summary
     from tuibot.toolkit.workspace import use_workspace
 
     spec = engine.tools.get(tool)
