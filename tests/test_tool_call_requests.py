@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from ask_helpers import run_ask
 from engine_helpers import Recorder, ask, make_engine, sent_messages
+from ollama_server import OllamaServer, answer, failure
 from scripted_server import Reply, ScriptedServer, error, raw, text, tool_calls
 
 from tuibot.events import Notice, ToolFinished
@@ -27,6 +28,14 @@ VLLM_NO_PARSER = {
     "type": "BadRequestError",
     "param": None,
     "code": 400,
+}
+OLLAMA_NO_TOOLS = {  # per model: a model whose template has no tools
+    "error": {
+        "message": "registry.ollama.ai/library/gemma3:4b does not support tools",
+        "type": "api_error",
+        "param": None,
+        "code": None,
+    }
 }
 LLAMACPP_NO_JINJA = {
     "error": {"code": 500, "message": "tools param requires --jinja flag", "type": "server_error"}
@@ -235,8 +244,14 @@ async def _fallback_case(server: ScriptedServer, refusal: Reply) -> None:
         error(400, body=VLLM_NO_PARSER),
         error(500, body=LLAMACPP_NO_JINJA),
         error(500, message="Cannot use tools with stream"),  # older llama-server builds
+        error(400, body=OLLAMA_NO_TOOLS),
     ],
-    ids=["vllm-no-tool-parser", "llamacpp-no-jinja", "llamacpp-no-tools-on-stream"],
+    ids=[
+        "vllm-no-tool-parser",
+        "llamacpp-no-jinja",
+        "llamacpp-no-tools-on-stream",
+        "ollama-model-without-tools",
+    ],
 )
 async def test_a_server_refusing_tools_gets_them_in_the_prompt(
     server: ScriptedServer, refusal: Reply
@@ -322,3 +337,33 @@ def test_ask_prints_no_call_markup_and_the_next_run_says_nothing(server: Scripte
     assert first.stderr.count("tool-call-parser") == 1
     assert "tool-call-parser" not in second.stderr and "✓ list_dir" in second.stderr
     assert all("tools" not in body for body in chat_bodies(server)[1:])
+
+
+async def test_native_ollama_model_without_tools_gets_them_in_the_prompt(tmp_path: Path) -> None:
+    """Ollama's own API refuses ``tools`` per model; the model then calls them as text,
+    while another model on the same server still gets native tools."""
+    (tmp_path / "a.txt").write_text("plum", encoding="utf-8")
+    call = '<tool_call>{"name": "read_file", "arguments": {"path": "a.txt"}}</tool_call>'
+    with OllamaServer() as ollama:
+        ollama.enqueue(
+            failure(400, "registry.ollama.ai/library/gemma3:4b does not support tools"),
+            answer(call),
+            answer("It says plum."),
+            answer("Hi."),
+        )
+        settings = {
+            "providers__local__kind": "ollama",
+            "agent__tools": ["read_file"],
+            "tools__workspace": str(tmp_path),
+        }
+        engine = make_engine(ollama.url, agent__model="gemma3:4b", **settings)
+        done = await ask(engine, engine.new_chat().id, "read a.txt")
+        await engine.close()
+        other = make_engine(ollama.url, agent__model="qwen3:0.6b", **settings)
+        await ask(other, other.new_chat().id, "hi")
+        await other.close()
+    assert done.status == "completed" and done.text == "It says plum.", done.error
+    first, second, third, fourth = ollama.chats()
+    assert "tools" in first and "tools" not in second and "tools" not in third
+    assert "read_file" in second["messages"][0]["content"]
+    assert fourth["model"] == "qwen3:0.6b" and "tools" in fourth

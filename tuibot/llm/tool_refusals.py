@@ -5,9 +5,10 @@ llama.cpp without ``--jinja``) refuses every request with ``tools``. Once one di
 provider gets the tools in the prompt (:mod:`tuibot.llm.prompt_tools`). Each
 ``tuibot ask`` is a new process, so kept in memory only the switch would cost a refused
 request and a warning on every run; the book keeps it in a small JSON file instead,
-keyed by provider name *and* base URL (the same name pointed at another server is asked
-natively again) and trusted for :data:`REMEMBERED_FOR`, so a server restarted with its
-parser gets native calls back within a day.
+keyed by provider name, base URL and model (the same name pointed at another server is
+asked natively again, and Ollama refuses per model: ``gemma3:4b does not support
+tools``) and trusted for :data:`REMEMBERED_FOR`, so a server restarted with its parser
+gets native calls back within a day.
 """
 
 from __future__ import annotations
@@ -29,9 +30,9 @@ REMEMBERED_FOR = 24 * 3600.0
 """Seconds a refusal is trusted before native tools are tried again."""
 
 
-def refusal_key(provider: ProviderSettings) -> str:
-    """The book's key: a provider as the server it points at."""
-    return f"{provider.name}|{provider.base_url or provider.kind}"
+def refusal_key(provider: ProviderSettings, model: str) -> str:
+    """The book's key: a model as one server serves it, under the provider's name."""
+    return f"{provider.name}|{provider.base_url or provider.kind}|{model}"
 
 
 class ToolRefusals:
@@ -41,14 +42,14 @@ class ToolRefusals:
         self._path = path
         self._known: dict[str, float] | None = None
 
-    def refused(self, provider: ProviderSettings) -> bool:
-        """Whether ``provider``'s server is known to refuse ``tools``."""
-        return refusal_key(provider) in self._entries()
+    def refused(self, provider: ProviderSettings, model: str) -> bool:
+        """Whether ``provider``'s server is known to refuse ``tools`` for ``model``."""
+        return refusal_key(provider, model) in self._entries()
 
-    def remember(self, provider: ProviderSettings) -> bool:
+    def remember(self, provider: ProviderSettings, model: str) -> bool:
         """Note a refusal; False when it was known already (then nothing is said again)."""
         entries = self._entries()
-        key = refusal_key(provider)
+        key = refusal_key(provider, model)
         if key in entries:
             return False
         entries[key] = time.time()
