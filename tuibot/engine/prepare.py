@@ -12,7 +12,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from tuibot.agent.context import build_system_prompt
+from tuibot.agent.context import build_system_prompt, skills_budget
 from tuibot.agent.loop import Turn
 from tuibot.agent.prepare import CompactTarget, TurnContext, compact_now, context_for
 from tuibot.agent.repeats import RepeatGuard
@@ -76,6 +76,12 @@ class TurnHost(Protocol):
     def tokens(self) -> TokenCounter: ...
 
 
+def _known_window(host: TurnHost, route: Route) -> int | None:
+    """The model's context window in tokens when known (not the fallback), else None."""
+    window = host.providers.windows.lookup(route.provider, route.model)
+    return window.tokens if window.known else None
+
+
 def redacted(value: Any) -> Any:
     """``value`` with every known secret masked: the safety net for chats and traces."""
     from tuibot.system import secrets
@@ -137,7 +143,7 @@ class TurnBuilder:
                 instructions=bot.instructions,
                 memory=host.memory.memory_text(chat, bot.name),
                 skills=skills,
-                skills_budget=agent.skills_summary_chars,
+                skills_budget=skills_budget(agent.skills_summary_chars, _known_window(host, route)),
             ),
             history=history,
             tools=host.tools.snapshot(allowed),

@@ -15,6 +15,7 @@ from typing import Any
 
 from tuibot.llm.parts import ModelClient
 from tuibot.llm.select import Route, make_client, needs_key, reported_window, select_route
+from tuibot.llm.tool_refusals import ToolRefusals
 from tuibot.llm.windows import WindowBook
 from tuibot.settings import ConfigError, ProviderSettings, Settings
 
@@ -37,8 +38,9 @@ class Providers:
         self._key_problem = ""
         self._keys: dict[str, str | None] = {}
         self._clients: dict[str, ModelClient] = {}
-        self.prompt_tools: set[str] = set()
-        """Providers that refused native tools; their turns get the tools in the prompt."""
+        self.prompt_tools = ToolRefusals(windows_file.with_name("tool_refusals.json"))
+        """Servers that refused native tools (kept a day on disk); their turns get the tools
+        in the prompt."""
         self.windows = WindowBook(
             windows_file,
             settings().agent.default_context_window,
