@@ -56,7 +56,7 @@ def freeze(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(
         "tuibot.delegation.records.new_delegation_id", lambda: dlg(next(delegations))
     )
-    monkeypatch.setattr("tuibot.tasks.new_task_id", lambda: f"task_{next(tasks):012x}")
+    monkeypatch.setattr("tuibot.tasks.board.new_task_id", lambda: f"task_{next(tasks):012x}")
 
 
 def thaw() -> None:

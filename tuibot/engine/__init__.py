@@ -55,7 +55,8 @@ from tuibot.store.chats import ChatMeta, ChatStore
 from tuibot.store.jsonl import LineProblem, StorageError
 from tuibot.store.traces import TraceLog
 from tuibot.system.paths import DataPaths
-from tuibot.tasks import Task, TaskBoard
+from tuibot.tasks import Task
+from tuibot.tasks.board import TaskBoard
 from tuibot.toolkit.registry import ToolRegistry
 
 if TYPE_CHECKING:

@@ -36,7 +36,8 @@ if TYPE_CHECKING:
     from tuibot.store.search import ChatSearch, SearchHit
     from tuibot.system.instance import Holder
     from tuibot.system.paths import DataPaths
-    from tuibot.tasks import Task, TaskBoard
+    from tuibot.tasks import Task
+    from tuibot.tasks.board import TaskBoard
     from tuibot.toolkit.decorator import ToolSpec
     from tuibot.toolkit.registry import ToolRegistry
 
