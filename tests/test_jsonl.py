@@ -202,7 +202,7 @@ EDGE_LINES = [
     b' {"lead": 1}',  # whitespace around a value: json.loads takes it
     b'{"trail": 2} \t',
     b'{"cr": 3}\r',
-    b"\xef\xbb\xbf{\"bom\": 4}",  # json.loads refuses a BOM in text
+    b'\xef\xbb\xbf{"bom": 4}',  # json.loads refuses a BOM in text
     b'{"nan": NaN, "big": 123456789012345678901234567890}',
     b'{"dup": 1, "dup": 2}',
     b'{"sep": "a\xe2\x80\xa8b"}',  # U+2028 inside a string
