@@ -33,7 +33,7 @@ PHASES = {
     "new chat file": ("tuibot/store/chats.py", "create"),
     "tools loaded": ("tuibot/engine.py", "load_tools"),
     "skills read": ("tuibot/skills/catalog.py", "current"),
-    "turn prepared": ("tuibot/engine_prepare.py", "prepare"),
+    "turn prepared": ("tuibot/engine/prepare.py", "prepare"),
     "request opened": ("tuibot/llm/openai_client.py", "open_stream"),
 }
 """Label: (file suffix, function name) whose cumulative time is the phase."""
