@@ -16,7 +16,7 @@ from scripted_server import ScriptedServer, text
 from textual import events
 from tui_helpers import SIZE, make_app, ready, until
 
-from tuibot.attachments.pasted import pasted_image
+from tuibot.attachments.pasted import pasted_images
 from tuibot.events import TurnFinished
 from tuibot.tui.app import TuibotApp
 from tuibot.tui.widgets.chips import AttachmentChips
@@ -28,22 +28,28 @@ def test_a_pasted_image_path_is_found_as_terminals_paste_it(tmp_path: Path) -> N
     write(root / "my shot.PNG", png_bytes())
     write(root / "notes.md", "# notes")
     write(tmp_path / "out.png", png_bytes())
-    assert pasted_image("shot.png", root) == "shot.png"
-    assert pasted_image("  shot.png\n", root) == "shot.png"
-    assert pasted_image(f"{root}/shot.png", root) == "shot.png"  # inside: made relative
-    assert pasted_image(f"'{root}/my shot.PNG'", root) == "my shot.PNG"  # GNOME, Konsole
-    assert pasted_image(f"{root}/my\\ shot.PNG ", root) == "my shot.PNG"  # iTerm2, kitty
-    assert pasted_image(f"file://{root}/my%20shot.PNG", root) == "my shot.PNG"
-    assert pasted_image(f"{tmp_path}/out.png", root) == f"{tmp_path}/out.png"  # refused later
+    assert pasted_images("shot.png", root) == ["shot.png"]
+    assert pasted_images("  shot.png\n", root) == ["shot.png"]
+    assert pasted_images(f"{root}/shot.png", root) == ["shot.png"]  # inside: made relative
+    assert pasted_images(f"'{root}/my shot.PNG'", root) == ["my shot.PNG"]  # GNOME, Konsole
+    assert pasted_images(f"{root}/my\\ shot.PNG ", root) == ["my shot.PNG"]  # iTerm2, kitty
+    assert pasted_images(f"file://{root}/my%20shot.PNG", root) == ["my shot.PNG"]
+    assert pasted_images(f"{tmp_path}/out.png", root) == [f"{tmp_path}/out.png"]  # refused later
+    two = f"'{root}/shot.png' '{root}/my shot.PNG' "  # two files dragged at once
+    assert pasted_images(two, root) == ["shot.png", "my shot.PNG"]
     for plain in ("notes.md", "hello world", "missing.png", "shot.png\nshot.png", "", "@x"):
-        assert pasted_image(plain, root) is None, plain
-    assert pasted_image("file://elsewhere/shot.png", root) is None  # another host's file
-    assert pasted_image("a" * 5000 + ".png", root) is None  # too long a name: no OSError
+        assert pasted_images(plain, root) == [], plain
+    assert pasted_images("shot.png notes.md", root) == []  # all images, or it is text
+    assert pasted_images("it's shot.png", root) == []  # an open quote: text
+    assert pasted_images("file://elsewhere/shot.png", root) == []  # another host's file
+    assert pasted_images("a" * 5000 + ".png", root) == []  # too long a name: no OSError
+    assert pasted_images('"a\\"b.png"', root) == []  # a name a mention cannot hold
 
 
 async def test_a_pasted_image_path_is_attached_once(server: ScriptedServer) -> None:
     write(Path("shots/a b.png"), png_bytes())
-    server.enqueue(text("a grey pixel"))
+    write(Path("shots/c.png"), png_bytes(9))
+    server.enqueue(text("grey pixels"))
     app = make_app(server, providers__local__vision=True)
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
@@ -52,14 +58,20 @@ async def test_a_pasted_image_path_is_attached_once(server: ScriptedServer) -> N
         await until(pilot, lambda: "png" in app.composer.text)
         await pilot.pause()
         assert app.composer.text == 'what is @"shots/a b.png" '
+        app.post_message(events.Paste(f"'{Path.cwd()}/shots/a b.png' shots/c.png"))
+        await until(pilot, lambda: "c.png" in app.composer.text)
+        assert app.composer.text == 'what is @"shots/a b.png" @"shots/a b.png" @"shots/c.png" '
         await pilot.press("enter")
         await until(pilot, lambda: bool(list(app.query(AttachmentChips))))
         [chips] = list(app.query(AttachmentChips))
-        assert chips.labels == ("📎 shots/a b.png · image · 67 B",)
+        assert chips.labels == (  # the same file twice is attached once
+            "📎 shots/a b.png · image · 67 B",
+            "📎 shots/c.png · image · 67 B",
+        )
     [body] = [r.body or {} for r in chat_requests(server)]
     parts = body["messages"][-1]["content"]
-    assert [p["type"] for p in parts] == ["text", "image_url"]
-    assert parts[0]["text"] == 'what is @"shots/a b.png"'
+    assert [p["type"] for p in parts] == ["text", "image_url", "image_url"]
+    assert parts[0]["text"] == 'what is @"shots/a b.png" @"shots/a b.png" @"shots/c.png"'
 
 
 async def test_other_pastes_stay_text_unchanged(server: ScriptedServer) -> None:

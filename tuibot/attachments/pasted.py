@@ -2,32 +2,53 @@
 
 Why: dragging a screenshot onto the terminal is how people attach one; the terminal
 pastes its path, quoted (``'/home/me/my shot.png'``: GNOME Terminal, Konsole), escaped
-(``/home/me/my\\ shot.png``: iTerm2, kitty) or as a ``file://`` URI. The composer turns
-such a paste into an ``@"path"`` mention, so the file then follows every rule of
-``@path``: read when the message is sent, under the workspace guards (a path outside the
-workspace is refused then, with the reason). Only one existing file with an image
-extension counts; anything else is pasted as it came. Nothing is read here.
+(``/home/me/my\\ shot.png``: iTerm2, kitty) or as a ``file://`` URI, several files on one
+line split as a shell would. The composer turns such a paste into ``@"path"`` mentions,
+so each file then follows every rule of ``@path``: read when the message is sent, under
+the workspace guards (a path outside the workspace is refused then, with the reason).
+Only existing files with an image extension count, all of them; anything else is pasted
+as it came. Nothing is read here.
 """
 
 from __future__ import annotations
 
 import os
-import re
+import shlex
 from pathlib import Path, PurePath
 from urllib.parse import unquote, urlsplit
 
+MAX_PASTE = 16384
+"""Longer pastes are text: no terminal pastes that much for a few dragged files."""
 IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".gif", ".webp"})
 """Extensions of the image formats vision APIs take (the bytes decide when sent)."""
-_ESCAPED = re.compile(r"\\(.)")
 
 
-def pasted_image(text: str, workspace: Path) -> str | None:
-    """The path to put in an ``@"…"`` mention, or None when ``text`` is no image path.
+def pasted_images(text: str, workspace: Path) -> list[str]:
+    """The paths to put in ``@"…"`` mentions, or [] when ``text`` is not image paths only.
 
-    A path inside ``workspace`` comes back relative to it (the chip shows that name).
+    One line of one or more paths (several files dragged at once), each an existing file
+    with an image extension; a path inside ``workspace`` comes back relative to it (the
+    chip shows that name).
     """
-    path = _unwrapped(text.strip())
-    if not path or "\n" in path or '"' in path or "\0" in path:
+    line = text.strip()
+    if not line or "\n" in line or "\r" in line or len(line) > MAX_PASTE:
+        return []
+    try:
+        words = shlex.split(line)
+    except ValueError:  # an open quote: this is prose, not paths
+        return []
+    found: list[str] = []
+    for word in words:
+        path = _image_path(_unwrapped(word), workspace)
+        if path is None:  # one word that is no image file: the paste is text
+            return []
+        found.append(path)
+    return found
+
+
+def _image_path(path: str, workspace: Path) -> str | None:
+    """``path`` (relative to ``workspace`` when inside it) if it names an image file."""
+    if not path or '"' in path or "\0" in path:
         return None
     if PurePath(path).suffix.lower() not in IMAGE_SUFFIXES:
         return None
@@ -42,11 +63,9 @@ def pasted_image(text: str, workspace: Path) -> str | None:
     return path
 
 
-def _unwrapped(text: str) -> str:
-    """The path inside the quotes, escapes or URI a terminal wrapped it in."""
-    if len(text) > 1 and text[0] == text[-1] and text[0] in "'\"":
-        return text[1:-1]
-    if text.startswith("file://"):
-        url = urlsplit(text)
-        return unquote(url.path) if url.netloc in ("", "localhost") else ""
-    return _ESCAPED.sub(r"\1", text)
+def _unwrapped(word: str) -> str:
+    """The path a ``file://`` URI names (another host's: none); any other word as it is."""
+    if not word.startswith("file://"):
+        return word
+    url = urlsplit(word)
+    return unquote(url.path) if url.netloc in ("", "localhost") else ""
