@@ -52,3 +52,9 @@ def test_a_long_attachment_is_cut_like_a_tool_result() -> None:
     assert said.startswith("User: see @big.txt\n\nAttached file big.txt:\n```txt\nline 0\n")
     assert "line 1999" in said and "line 1000\n" not in said
     assert len(said) < 3000
+
+
+def test_a_transcript_is_read_as_the_model_read_it() -> None:
+    ref = {"kind": "audio", "name": "note.ogg", "text": "buy oat milk"}
+    said = transcript([{"role": "user", "content": "", "attachments": [ref]}], "", 10**6)
+    assert "Transcript of the attached audio note.ogg:\n```\nbuy oat milk\n```" in said
