@@ -154,3 +154,16 @@ def test_a_failed_servers_cached_tools_refuse_in_one_line(server: ScriptedServer
     result = _tool_message(server)
     assert "'faults' failed" in result, result
     assert result.splitlines()[0].startswith("Error:")
+
+
+def test_ask_starts_no_server_whose_tools_it_does_not_call(server: ScriptedServer) -> None:
+    args = ["-c", "touch started; exec sleep 30"]  # marks its start at once
+    _configure(toml_server("probe", "/bin/sh", args))
+    settings = McpServerSettings(name="probe", command="/bin/sh", args=args)
+    echo = {"name": "echo", "inputSchema": {"type": "object", "properties": {}}}
+    ToolCache(Path.cwd().parent / "data" / "mcp" / "tools").save(settings, [echo])
+    server.enqueue(reply.text("hello", delay=1.5))  # time enough for a start to show
+    ran = run_ask(server, "hi")
+    assert ran.code == 0, ran.stderr
+    assert "probe__echo" in {t["function"]["name"] for t in chat_bodies(server)[0]["tools"]}
+    assert not Path("started").exists()  # offered from the cache, never started
