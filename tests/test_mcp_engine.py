@@ -68,3 +68,25 @@ async def test_no_cache_means_no_tools_yet_and_no_waiting(server: ScriptedServer
         assert not Path(DataPaths.default().mcp / "tools").exists()
     finally:
         await engine.close()
+
+
+async def test_a_live_list_never_loosens_what_the_cached_one_asked(server: ScriptedServer) -> None:
+    engine = _engine(server)
+    unmarked = {**ECHO, "annotations": {}}  # the list of an earlier session: echo asked first
+    ToolCache(DataPaths.default().mcp / "tools").save(
+        engine.settings.mcp.servers["slow"], [unmarked]
+    )
+    try:
+        engine.load_tools()
+        cached = engine.tools.get("slow__echo")
+        assert cached is not None and cached.confirm
+        engine.mcp.start()
+        await engine.mcp.settle()
+        assert "slow__wipe" in engine.tools  # the live list (echo now read-only) is in
+        live = engine.tools.get("slow__echo")
+        assert live is not None and live is not cached
+        assert live.confirm and "slow__echo" in str(live.confirm)  # still asks, until restart
+        unasked = engine.tools.get("slow__crash")  # read-only from the start: never asked
+        assert unasked is not None and unasked.confirm is False
+    finally:
+        await engine.close()
