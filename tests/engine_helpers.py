@@ -66,7 +66,7 @@ def write_tool(home: Path, name: str, source: str) -> Path:
 
 def bundled_registry() -> ToolRegistry:
     """A registry of the bundled tools, loaded as the engine loads them (none may fail)."""
-    from tuibot.paths import bundled_dir
+    from tuibot.system.paths import bundled_dir
 
     specs, errors = load_tool_folder(bundled_dir("tools"), "bundled")
     assert errors == []

@@ -158,6 +158,29 @@ VALID: list[tuple[str, str]] = [
     ),
 ]
 """Valid frontmatter: tuibot must read exactly what ``yaml.safe_load`` reads."""
+VALID += [  # more layouts seen in public skills (OpenClaw block metadata, Windows editors, ...)
+    ("duplicate-key-last-wins", "---\nname: a\ndescription: one\ndescription: two\n---\n"),
+    ("folded-strip", "---\ndescription: >-\n  Folded and\n  stripped.\n---\n"),
+    ("spaces-after-fences", "--- \ndescription: x\n---  \nBody\n"),
+    (
+        "openclaw-block-metadata",
+        '---\nname: w\ndescription: Chat CLI.\nmetadata:\n  openclaw:\n    emoji: "💬"\n'
+        "    requires:\n      bins:\n        - chatcli\n---\n",
+    ),
+    ("json-object-frontmatter", '---\n{"name": "j", "description": "JSON is YAML"}\n---\n'),
+    ("explicit-key", "---\n? description\n: complex key\n---\n"),
+    ("empty-quoted-description", '---\nname: e\ndescription: ""\n---\n'),
+    ("version-float-list", "---\ndescription: x\nversions: [1.0, 2.10, '3.0']\n---\n"),
+    ("comment-only-lines", "---\n# a\n# b\ndescription: x\n# c\n---\n"),
+    ("crlf-block-list-at-key-indent", "---\r\ndescription: x\r\ntools:\r\n- a\r\n- b\r\n---\r\n"),
+    ("backslashes-single-quoted", "---\ndescription: 'C:\\path\\to'\n---\n"),
+    ("folded-more-indented", "---\ndescription: >\n  a\n    code\n  b\n---\n"),
+    ("fence-again-in-body", "---\ndescription: x\n---\nbody\n---\nmore\n"),
+    ("no-final-newline", "---\ndescription: x\n---"),
+    ("timestamp", "---\ndescription: x\nupdated: 2025-01-31T10:00:00Z\n---\n"),
+    ("merge-key", "---\nbase: &b {a: 1}\nmeta:\n  <<: *b\n  c: 2\ndescription: x\n---\n"),
+]
+
 
 INVALID: list[tuple[str, str, int]] = [
     ("tab-indent", "---\ndescription: tabs\nrequires:\n\tbins: sh\n---\n", 4),
@@ -169,5 +192,7 @@ INVALID: list[tuple[str, str, int]] = [
     ("indented-first-key", "---\n  a: 1\nb: 2\n---\n", 3),
     ("colon-in-plain", "---\nname: x\ndescription: Use when: the user asks\n---\n", 3),
     ("undefined-alias", "---\ndescription: *nothing\n---\n", 2),
+    ("tab-inside-plain-value", "---\ndescription: a\tb\n---\n", 2),
+    ("colon-on-continued-line", "---\ndescription: This skill\n  helps when: asked\n---\n", 3),
 ]
 """Invalid frontmatter with the 1-based file line YAML reports the problem on."""

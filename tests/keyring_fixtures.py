@@ -14,7 +14,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tuibot.secrets import INDEX_ENTRY, KeyringUnavailable, SecretStore
+from tuibot.system.secrets import INDEX_ENTRY, KeyringUnavailable, SecretStore
 
 HOW_TO_RUN = (
     "run the tests inside dbus-run-session with `gnome-keyring-daemon --unlock`, as .ci/run does"

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from tuibot.settings_mcp import McpServerSettings
+from tuibot.settings.mcp import McpServerSettings
 
 FAULT_SERVER = Path(__file__).with_name("mcp_fault_server.py")
 

@@ -171,7 +171,7 @@ async def test_yes_resumes_work_after_a_restart_but_not_past_a_limit(
 ) -> None:
     from delegation_helpers import make_engine
 
-    from tuibot.ask import Approver
+    from tuibot.frontends.ask import Approver
 
     engine = make_engine(server)
     approver = Approver(engine, "c_root", yes=True, interactive=False)

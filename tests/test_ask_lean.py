@@ -31,12 +31,18 @@ UNUSED_BY_A_PLAIN_ASK = (
     "tuibot.jobs.work",
     "tuibot.agent.router",  # one bot: nothing to route between
     "tuibot.agent.consolidate",  # a new chat is far below the consolidation threshold
-    "tuibot.config_io",  # no config file to read or edit
+    "tuibot.settings.config_io",  # no config file to read or edit
     "tomlkit",
-    "tuibot.trust",  # not at a terminal: no trust offer to make
+    "tuibot.settings.trust",  # not at a terminal: no trust offer to make
     "tuibot.commands.trust_changes",
     "tuibot.toolkit.proctree",  # the exec tool's process handling, until a command runs
     "psutil",
+    # the other commands: cli registers only the one named (their modules import more)
+    *(
+        f"tuibot.commands.{name}"
+        for name in ("chats", "chats_edit", "config", "delegations", "doctor", "grants")
+    ),
+    *(f"tuibot.commands.{name}" for name in ("jobs", "keys", "mcp", "run", "skills", "tools")),
 )
 
 DUMP_MODULES = (
@@ -91,3 +97,20 @@ def test_the_cron_tool_is_still_offered_to_the_model(server: ScriptedServer, tmp
     offered = [t["function"]["name"] for t in chat.body.get("tools", [])]
     assert "cron" in offered and "exec" in offered and "delegate" in offered
     assert "tuibot.jobs.book" not in modules
+
+
+def test_the_command_is_found_as_argparse_finds_it() -> None:
+    """Only the named command is registered, and an option's value is never taken for it."""
+    from tuibot.cli import COMMANDS, build_parser
+
+    argv = ["--model", "ask", "chats", "list"]
+    args = build_parser(argv).parse_args(argv)
+    assert args.model == "ask" and args.handler.__module__ == "tuibot.commands.chats"
+
+    def commands(argv: list[str]) -> list[str]:
+        parser = build_parser(argv)
+        return list(parser._subparsers._group_actions[0].choices)  # type: ignore[union-attr]
+
+    assert commands(["--base-url=http://h/v1", "ask", "hi"]) == ["ask"]
+    for unsure in (["-h"], ["--mod", "x", "ask"], [], ["stray", "ask"], ["--config"]):
+        assert commands(unsure) == list(COMMANDS)  # help, errors: the full parser

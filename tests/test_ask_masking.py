@@ -15,7 +15,7 @@ import pytest
 from ask_helpers import Ran, json_lines, load_chat, of_type, run_ask, write_user_tool
 from scripted_server import ScriptedServer, text, tool_calls
 
-from tuibot.secrets import mask
+from tuibot.system.secrets import mask
 
 SECRET = "sk-live-7Qm2xVb9Lr4Tz8Wc1Np6"
 KEY_ENV = {"TUIBOT_PROVIDERS__LOCAL__API_KEY_ENV": "SCRIPTED_KEY", "SCRIPTED_KEY": SECRET}

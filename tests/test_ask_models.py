@@ -11,8 +11,8 @@ from ask_helpers import Ran, child_env, run, tuibot_argv
 from scripted_replies import text
 from scripted_server import ScriptedServer
 
-from tuibot.paths import DataPaths
 from tuibot.store.chats import ChatStore
+from tuibot.system.paths import DataPaths
 
 
 def run_ask(server: ScriptedServer | str, *args: str) -> Ran:

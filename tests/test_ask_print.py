@@ -13,7 +13,6 @@ import io
 
 import pytest
 
-from tuibot.ask import Printer
 from tuibot.events import (
     EventStream,
     Notice,
@@ -22,6 +21,7 @@ from tuibot.events import (
     ToolStarted,
     TurnFinished,
 )
+from tuibot.frontends.ask import Printer
 
 
 class CountingStream(io.StringIO):

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tuibot.paths import bundled_dir
+from tuibot.system.paths import bundled_dir
 from tuibot.toolkit import (
     ERROR_HINT,
     ToolRegistry,

@@ -17,8 +17,8 @@ import pytest
 from tuibot.commands import chats
 from tuibot.delegation.journal import DelegationJournal
 from tuibot.delegation.records import Delegation, Limits, Parent
-from tuibot.paths import DataPaths
 from tuibot.store.chats import ChatStore
+from tuibot.system.paths import DataPaths
 
 
 @pytest.fixture

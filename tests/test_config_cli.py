@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 from trust_helpers import trust_file
 
-from tuibot import paths
 from tuibot.commands import config
 from tuibot.settings import load_settings
+from tuibot.system import paths
 
 REPO = Path(__file__).resolve().parents[1]
 SECRET = "sk-live-0123456789abcdefWXYZ"

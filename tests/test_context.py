@@ -13,9 +13,9 @@ from scripted_server import ScriptedServer
 
 from tuibot.agent.context import build_system_prompt, skills_summary
 from tuibot.events import Notice, ToolFinished
-from tuibot.paths import bundled_dir
 from tuibot.skills.catalog import SkillCatalog
 from tuibot.skills.loader import Skill, load_skills
+from tuibot.system.paths import bundled_dir
 
 NOW = datetime(2026, 12, 2, 14, 30, tzinfo=UTC)
 
@@ -294,3 +294,30 @@ async def test_budget_setting_cuts_the_prompt_and_read_skill_lists_the_rest(
     assert "<name>mine-7</name>" not in system and "<more_skills count=" in system
     [finished] = seen.of(ToolFinished)
     assert all(f"mine-{n}: Mine number {n}." in finished.output for n in range(8))
+
+
+async def test_a_small_known_window_shrinks_the_skills_budget(
+    server: ScriptedServer, hermetic: Path
+) -> None:
+    """The summary counts toward the window: on a 4k-token model the default 4000
+    characters (a quarter of the window) would crowd out the chat, so once the window
+    is known the list gets at most a tenth of it."""
+    root = hermetic / "home" / "skills"
+    for n in range(8):
+        _write_skill(root, f"mine-{n}", f"---\ndescription: Mine number {n}. {'x' * 300}\n---\n")
+    small = make_engine(server, providers__local__context_window=4096)
+    server.enqueue(text("ok"))
+    await ask(small, small.new_chat().id, "hi")
+    await small.close()
+    roomy = make_engine(server, providers__local__context_window=131072)
+    server.enqueue(text("ok"))
+    await ask(roomy, roomy.new_chat().id, "hi")
+    await roomy.close()
+
+    def listed(index: int) -> str:
+        system = sent_messages(server, index)[0]["content"]
+        return system[system.index("<available_skills>") : system.index("</available_skills>")]
+
+    assert len(listed(0).split("  <more_skills")[0]) <= 4096 * 3.2 / 10
+    assert "<more_skills count=" in listed(0)
+    assert listed(1).count("<skill>") > listed(0).count("<skill>") > 0

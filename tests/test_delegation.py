@@ -26,7 +26,7 @@ from scripted_server import Reply, ScriptedServer, silent, text, tool_calls
 
 from tuibot.approvals import Decision
 from tuibot.events import DelegationChanged, TaskChanged
-from tuibot.tasks import TaskBoard
+from tuibot.tasks.board import TaskBoard
 
 TEN_MIN = {"timeMs": 600_000}
 

@@ -19,8 +19,8 @@ from test_delegations_cli import journal, stored
 
 from tuibot.cli import main
 from tuibot.events import Notice
-from tuibot.paths import DataPaths
 from tuibot.store.chats import ChatStore
+from tuibot.system.paths import DataPaths
 
 
 def test_cancel_stops_the_work_and_the_work_below_and_tells_the_giver(

@@ -12,9 +12,9 @@ import pytest
 from tuibot.cli import main
 from tuibot.delegation.journal import DelegationJournal
 from tuibot.delegation.records import Delegation, Limits, Parent, Pause, Usage
-from tuibot.paths import DataPaths
 from tuibot.store.chats import ChatStore
 from tuibot.store.jsonl import sidecar_path
+from tuibot.system.paths import DataPaths
 
 DAY = 24 * 3600
 

@@ -9,9 +9,9 @@ from pathlib import Path
 from engine_helpers import Recorder, ask, make_engine, sent_messages, write_tool
 from scripted_server import ScriptedServer, raw, text, tool_calls
 
-from tuibot import secrets
 from tuibot.approvals import Decision
 from tuibot.events import ApprovalDecided, ApprovalRequested, ToolFinished, ToolStarted
+from tuibot.system import secrets
 
 SLEEPER = '''
 import time

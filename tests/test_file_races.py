@@ -18,6 +18,8 @@ from pathlib import Path
 import pytest
 from engine_helpers import bundled_registry
 
+from tuibot.attachments import reading
+from tuibot.attachments.refs import AttachmentError
 from tuibot.toolkit import ToolRegistry, use_workspace
 
 RENAME_EXCHANGE = 2
@@ -143,3 +145,25 @@ async def test_a_folder_swapped_for_a_symlink_never_shows_or_changes_what_is_out
     assert leaked == [], f"{len(leaked)} of 300 calls showed the outside folder: {leaked[0]}"
     assert (outside / "notes.txt").read_text() == "SECRET notes\n"
     assert residue(workspace.parent) == []
+
+
+def test_an_attachment_read_never_follows_a_folder_swapped_for_a_symlink(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    outside = workspace.parent / "outside"
+    (outside / "notes.txt").write_text("SECRET notes\n")
+    (workspace / "d").mkdir()
+    (workspace / "d" / "notes.txt").write_text("my notes\n")
+    (workspace / "flip").symlink_to(outside)
+    checked = reading.resolve_in_workspace
+
+    def check_then_swap(raw: str, **options: bool) -> Path:
+        """The race lost on purpose: the path is checked, then the folder is swapped."""
+        target = checked(raw, **options)
+        _exchange(workspace / "d", workspace / "flip")
+        return target
+
+    monkeypatch.setattr(reading, "resolve_in_workspace", check_then_swap)
+    with pytest.raises(AttachmentError, match="symlink"):
+        reading.read_below("d/notes.txt", 1000)
+    assert (workspace / "d").is_symlink()  # the swap did happen before the open

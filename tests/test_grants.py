@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 
 from tuibot.approvals import ApprovalQueue, Decision
+from tuibot.approvals.grants import Grant, GrantNotFound, GrantStore, GrantStoreError, grant_id
 from tuibot.cli import main
 from tuibot.events import ApprovalRequested, Event, Notice
-from tuibot.grants import Grant, GrantNotFound, GrantStore, GrantStoreError, grant_id
-from tuibot.paths import DataPaths
+from tuibot.system.paths import DataPaths
 
 
 @pytest.fixture
@@ -198,7 +198,7 @@ def test_two_processes_adding_at_once_keep_every_grant(path: Path) -> None:
     script = (
         "import sys, time\n"
         "from pathlib import Path\n"
-        "from tuibot.grants import Grant, GrantStore\n"
+        "from tuibot.approvals.grants import Grant, GrantStore\n"
         "store = GrantStore(Path(sys.argv[1]))\n"
         "while time.time() < float(sys.argv[3]): pass\n"
         "for n in range(25):\n"
@@ -370,6 +370,31 @@ def test_grants_list_shows_every_field(path: Path, capsys: pytest.CaptureFixture
         "created": 1767000600.0,
         "reason": "",
     }
+
+
+def test_grants_list_shows_each_grants_scope_and_an_old_exec_grant_allows_nothing(
+    path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """What a person reads before trusting a kept grant: exactly what it lets run."""
+    store = GrantStore(path)
+    keys = {
+        "exec:git status --short": "running exactly: git status --short",
+        "exec-prefix:npm test": "running commands that start with: npm test",
+        "write-dir:/w/docs": "writing files under /w/docs/",
+        "read-secret:/w/.env": "reading the secret-looking file /w/.env",
+        "net:docs.example.org": "plain requests (GET/HEAD, no body or headers) to docs.example.org",
+        "tool:exec": "nothing: a tool-wide exec grant from an older tuibot: exec grants now "
+        "cover one command or a prefix you chose, so this one is not honoured",
+        "exec:ls\x1b[2K": "running exactly: ls\\x1b[2K",  # planted by hand: still spelled out
+    }
+    for key in keys:
+        store.add(Grant(key, "lifetime", None, created=1767000000.0))
+
+    assert main(["grants", "list"]) == 0
+    rows = capsys.readouterr().out.splitlines()[1:]
+    assert "\x1b[" not in "".join(rows)
+    for allows in keys.values():
+        assert any(row.endswith(allows) for row in rows), (allows, rows)
 
 
 def test_grants_revoke(path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -30,13 +30,13 @@ def imported_after(code: str) -> dict[str, bool]:
 
 
 def test_engine_and_ask_import_neither_textual_nor_litellm() -> None:
-    loaded = imported_after("import tuibot.engine, tuibot.ask")
+    loaded = imported_after("import tuibot.engine, tuibot.frontends.ask")
     assert loaded["textual"] is False
     assert loaded["litellm"] is False
 
 
 def test_engine_import_defers_the_openai_sdk_and_the_keyring() -> None:
-    loaded = imported_after("import tuibot.engine, tuibot.ask")
+    loaded = imported_after("import tuibot.engine, tuibot.frontends.ask")
     assert loaded["openai"] is False, "openai is imported when the first client is made"
     assert loaded["keyring"] is False, "the keyring is opened only for a provider with a key"
 

@@ -13,7 +13,7 @@ from delegation_helpers import Script, until
 from job_helpers import FakeClock, add_job, every_minutes, make_engine
 from scripted_server import ScriptedServer, text
 
-from tuibot import headless
+from tuibot.frontends import headless
 
 
 def wait_for_file_text(path: Path, wanted: str, timeout: float = 20) -> str:

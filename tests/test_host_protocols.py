@@ -1,6 +1,6 @@
 """Collaborators see the engine only through narrow protocols; a fake host is enough.
 
-mypy checks that the engine fits each protocol (``tuibot/host_fit.py``); these tests
+mypy checks that the engine fits each protocol (``tuibot/engine/host_fit.py``); these tests
 check the same against a live engine, and drive the delegation manager's limits,
 clock and pauses with a small fake host and a hand-moved clock — no engine, no model,
 no sleeping through a time limit.
@@ -23,7 +23,7 @@ from tuibot.delegation.records import Limits
 from tuibot.engine import Engine
 from tuibot.jobs.host import JobsHost, RunDelegations
 from tuibot.settings import load_settings
-from tuibot.tool_services import ToolServices
+from tuibot.toolkit.services import ToolServices
 
 
 def members(protocol: type) -> set[str]:

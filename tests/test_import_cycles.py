@@ -14,7 +14,7 @@ from pathlib import Path
 import tuibot
 
 ROOT = Path(tuibot.__file__).parent
-SEAMED = ("tuibot.engine", "tuibot.delegation", "tuibot.jobs", "tuibot.tool_services")
+SEAMED = ("tuibot.engine", "tuibot.delegation", "tuibot.jobs", "tuibot.toolkit.services")
 
 
 def module_names() -> dict[str, Path]:

@@ -9,7 +9,7 @@ import sys
 import time
 from pathlib import Path
 
-from tuibot.instance import Holder, InstanceLock, process_start
+from tuibot.system.instance import Holder, InstanceLock, process_start
 
 
 def dead_pid() -> int:
@@ -81,7 +81,7 @@ def test_a_process_that_dies_holding_the_lock_leaves_it_free(tmp_path: Path) -> 
     code = (
         "import os, sys\n"
         "from pathlib import Path\n"
-        "from tuibot.instance import InstanceLock\n"
+        "from tuibot.system.instance import InstanceLock\n"
         f"assert InstanceLock(Path({str(path)!r})).acquire('headless') is None\n"
         "print('held', flush=True)\n"
         "os._exit(0)\n"  # no release: as if killed
@@ -103,7 +103,7 @@ def test_a_holder_that_exited_but_was_not_reaped_counts_as_dead(tmp_path: Path) 
 
     path = tmp_path / "tuibot.lock"
     code = (
-        "import os\nfrom pathlib import Path\nfrom tuibot.instance import InstanceLock\n"
+        "import os\nfrom pathlib import Path\nfrom tuibot.system.instance import InstanceLock\n"
         f"assert InstanceLock(Path({str(path)!r})).acquire('headless') is None\nos._exit(0)\n"
     )
     child = subprocess.Popen([sys.executable, "-c", code])

@@ -107,7 +107,7 @@ def test_an_unknown_id_lists_the_known_ones(
 def test_run_asks_the_process_that_holds_the_lock(
     hermetic: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from tuibot.instance import InstanceLock
+    from tuibot.system.instance import InstanceLock
 
     lock = InstanceLock(hermetic / "data" / "tuibot.lock")
     assert lock.acquire("headless") is None

@@ -9,7 +9,7 @@ from job_helpers import FakeClock, jump, make_engine, start
 from scripted_server import ScriptedServer, text
 
 from tuibot.jobs.heartbeat import actionable
-from tuibot.paths import config_home
+from tuibot.system.paths import config_home
 
 NOTHING = """\
 # Heartbeat

@@ -14,7 +14,7 @@ from scripted_server import Reply, ScriptedServer, text, tool_calls
 from tuibot.approvals import Decision
 from tuibot.delegation.records import Limits
 from tuibot.events import ApprovalRequested, Notice
-from tuibot.paths import config_home
+from tuibot.system.paths import config_home
 
 CONFIRM_TOOL = '''
 from pathlib import Path

@@ -198,6 +198,41 @@ def test_check_rejects_records_into_the_sidecar(folder: Path) -> None:
     assert read_lines(path).records == [{"ok": 1}, {"ok": 3}]
 
 
+EDGE_LINES = [
+    b' {"lead": 1}',  # whitespace around a value: json.loads takes it
+    b'{"trail": 2} \t',
+    b'{"cr": 3}\r',
+    b'\xef\xbb\xbf{"bom": 4}',  # json.loads refuses a BOM in text
+    b'{"nan": NaN, "big": 123456789012345678901234567890}',
+    b'{"dup": 1, "dup": 2}',
+    b'{"sep": "a\xe2\x80\xa8b"}',  # U+2028 inside a string
+    b"[1, 2]",
+    b'"text"',
+    b'{"a": 1} {"b": 2}',  # two values on one line
+    b'{"cut": ',
+    b"\xff\xfe{}",
+]
+
+
+def test_each_line_reads_as_json_loads_reads_it(folder: Path) -> None:
+    """The loader's short path for ordinary lines agrees with json.loads on odd ones."""
+    path = folder / "odd.jsonl"
+    path.write_bytes(b"\n".join(EDGE_LINES) + b"\n")
+    expected = []
+    for raw in EDGE_LINES:
+        try:
+            value = json.loads(raw.decode("utf-8"))
+        except ValueError:
+            continue
+        if isinstance(value, dict):
+            expected.append(value)
+
+    result = read_lines(path, set_aside=False)
+
+    assert json.dumps(result.records) == json.dumps(expected)  # NaN != NaN: compare text
+    assert [p.line for p in result.problems] == [4, 8, 9, 10, 11, 12]
+
+
 def test_a_write_during_a_repair_is_not_lost(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = folder / "log.jsonl"
     path.write_bytes(b'{"n":1}\ngarbage\n')

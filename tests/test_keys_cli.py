@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from tuibot.commands import keys
-from tuibot.secrets import SecretStore, mask
+from tuibot.system.secrets import SecretStore, mask
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -200,8 +200,8 @@ def connect(self, address):
 
 socket.getaddrinfo, socket.socket.connect = getaddrinfo, connect
 
-from tuibot.logs import configure_logging
-from tuibot.paths import DataPaths
+from tuibot.system.logs import configure_logging
+from tuibot.system.paths import DataPaths
 configure_logging(DataPaths.default())
 from tuibot.llm.litellm_client import LiteLLMClient, import_litellm
 from tuibot.settings import ProviderSettings

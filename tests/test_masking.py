@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from tuibot.events import ApprovalRequested, Event, Notice, TextDelta, TurnFinished
-from tuibot.masking import Masked, StreamMask, mask_event
-from tuibot.secrets import mask, remember_secret
+from tuibot.system.masking import Masked, StreamMask, mask_event
+from tuibot.system.secrets import mask, remember_secret
 
 SECRET = "tok-Hy7c0PzQ2mWx5kLs"
 
@@ -82,7 +82,7 @@ def test_mask_event_masks_nested_fields_and_keeps_clean_events_as_they_are(known
 def test_with_no_secret_known_events_pass_through_uncopied(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from tuibot import secrets
+    from tuibot.system import secrets
 
     monkeypatch.setattr(secrets, "_longest_first", ())  # as in a process that knows none
     seen: list[Event] = []

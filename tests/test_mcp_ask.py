@@ -15,11 +15,13 @@ from pathlib import Path
 
 import scripted_replies as reply
 from ask_helpers import (
+    ask_argv,
     assert_clean_stderr,
     chat_bodies,
     config_home,
     run,
     run_ask,
+    run_on_terminal,
     sent,
     tuibot_argv,
 )
@@ -27,7 +29,7 @@ from mcp_helpers import FAULT_SERVER, console_script, toml_server
 from scripted_server import ScriptedServer
 
 from tuibot.mcp.cache import ToolCache
-from tuibot.settings_mcp import McpServerSettings
+from tuibot.settings.mcp import McpServerSettings
 
 
 def _configure(*blocks: str) -> None:
@@ -109,6 +111,33 @@ def test_a_git_tool_that_writes_runs_once_allowed(server: ScriptedServer, tmp_pa
     assert _staged(repo) == "new.txt"
 
 
+def test_a_person_allows_a_git_write_on_the_terminal(
+    server: ScriptedServer, tmp_path: Path
+) -> None:
+    repo = _git_repo(tmp_path)
+    args = ["--repository", str(repo)]
+    _configure(toml_server("git", console_script("mcp-server-git"), args, startup_timeout=120.0))
+    _cache_tools("git")
+    _git_call(server, repo)
+    code, _, screen = run_on_terminal(
+        ask_argv(server, "stage it"), prompt=b"[N]o: ", answer=b"y\n", timeout=180
+    )
+    assert code == 0, screen
+    assert "git__git_add" in screen  # the person is asked about that tool, by name
+    assert _staged(repo) == "new.txt"
+
+
+def test_a_read_only_git_tool_runs_unasked(server: ScriptedServer, tmp_path: Path) -> None:
+    repo = _git_repo(tmp_path)
+    _configure(toml_server("git", console_script("mcp-server-git"), ["--repository", str(repo)]))
+    _cache_tools("git")
+    args = json.dumps({"repo_path": str(repo)})
+    server.enqueue(reply.tool_calls([("git__git_status", args)]), reply.text("clean"))
+    ran = run_ask(server, "status?", TUIBOT_MCP__SERVERS__GIT__STARTUP_TIMEOUT="120")
+    assert ran.code == 0, ran.stderr
+    assert "new.txt" in _tool_message(server)  # ran: the server's readOnlyHint, not --yes
+
+
 def test_a_failed_servers_cached_tools_refuse_in_one_line(server: ScriptedServer) -> None:
     args = [str(FAULT_SERVER), "--exit-at-start"]
     _configure(toml_server("faults", sys.executable, args, startup_timeout=120.0))
@@ -125,3 +154,16 @@ def test_a_failed_servers_cached_tools_refuse_in_one_line(server: ScriptedServer
     result = _tool_message(server)
     assert "'faults' failed" in result, result
     assert result.splitlines()[0].startswith("Error:")
+
+
+def test_ask_starts_no_server_whose_tools_it_does_not_call(server: ScriptedServer) -> None:
+    args = ["-c", "touch started; exec sleep 30"]  # marks its start at once
+    _configure(toml_server("probe", "/bin/sh", args))
+    settings = McpServerSettings(name="probe", command="/bin/sh", args=args)
+    echo = {"name": "echo", "inputSchema": {"type": "object", "properties": {}}}
+    ToolCache(Path.cwd().parent / "data" / "mcp" / "tools").save(settings, [echo])
+    server.enqueue(reply.text("hello", delay=1.5))  # time enough for a start to show
+    ran = run_ask(server, "hi")
+    assert ran.code == 0, ran.stderr
+    assert "probe__echo" in {t["function"]["name"] for t in chat_bodies(server)[0]["tools"]}
+    assert not Path("started").exists()  # offered from the cache, never started

@@ -81,7 +81,7 @@ def test_doctor_checks_each_server(server: ScriptedServer) -> None:
 
 def test_tools_list_shows_mcp_tools_from_their_cache_without_starting_them() -> None:
     from tuibot.mcp.cache import ToolCache
-    from tuibot.settings_mcp import McpServerSettings
+    from tuibot.settings.mcp import McpServerSettings
 
     marker = "import pathlib; pathlib.Path('STARTED').touch()"
     (config_home() / "config.toml").write_text(

@@ -18,9 +18,9 @@ from scripted_server import ScriptedServer
 from tuibot.engine import Engine
 from tuibot.events import Notice
 from tuibot.mcp.cache import ToolCache
-from tuibot.paths import DataPaths
 from tuibot.settings import load_settings
-from tuibot.settings_mcp import McpSettings
+from tuibot.settings.mcp import McpSettings
+from tuibot.system.paths import DataPaths
 
 ECHO = {"name": "echo", "description": "Say it back.",
         "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}},
@@ -66,5 +66,27 @@ async def test_no_cache_means_no_tools_yet_and_no_waiting(server: ScriptedServer
         engine.load_tools()
         assert not [name for name in engine.tools.names() if name.startswith("slow__")]
         assert not Path(DataPaths.default().mcp / "tools").exists()
+    finally:
+        await engine.close()
+
+
+async def test_a_live_list_never_loosens_what_the_cached_one_asked(server: ScriptedServer) -> None:
+    engine = _engine(server)
+    unmarked = {**ECHO, "annotations": {}}  # the list of an earlier session: echo asked first
+    ToolCache(DataPaths.default().mcp / "tools").save(
+        engine.settings.mcp.servers["slow"], [unmarked]
+    )
+    try:
+        engine.load_tools()
+        cached = engine.tools.get("slow__echo")
+        assert cached is not None and cached.confirm
+        engine.mcp.start()
+        await engine.mcp.settle()
+        assert "slow__wipe" in engine.tools  # the live list (echo now read-only) is in
+        live = engine.tools.get("slow__echo")
+        assert live is not None and live is not cached
+        assert live.confirm and "slow__echo" in str(live.confirm)  # still asks, until restart
+        unasked = engine.tools.get("slow__crash")  # read-only from the start: never asked
+        assert unasked is not None and unasked.confirm is False
     finally:
         await engine.close()

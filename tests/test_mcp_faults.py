@@ -15,7 +15,7 @@ from mcp_helpers import fault_server
 
 from tuibot.mcp.connection import ServerConnection
 from tuibot.mcp.manager import run_call
-from tuibot.settings_mcp import McpServerSettings
+from tuibot.settings.mcp import McpServerSettings
 
 
 def _keep(data: bytes, mime: str) -> str:

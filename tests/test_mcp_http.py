@@ -19,8 +19,8 @@ from mcp_helpers import FAULT_SERVER
 
 from tuibot.mcp.connection import ServerConnection
 from tuibot.mcp.manager import keyring_secret, run_call
-from tuibot.secrets import SecretStore, resolve_api_key
-from tuibot.settings_mcp import McpServerSettings
+from tuibot.settings.mcp import McpServerSettings
+from tuibot.system.secrets import SecretStore, resolve_api_key
 
 TOKEN = "mcp-token-0123456789abcdef"
 

@@ -20,8 +20,8 @@ from trust_helpers import trust_file
 
 from tuibot.engine import Engine
 from tuibot.events import Notice
-from tuibot.paths import config_home
 from tuibot.settings import load_settings
+from tuibot.system.paths import config_home
 
 pytestmark = pytest.mark.timeout(300)  # several servers start, each importing the SDK
 

@@ -15,9 +15,9 @@ from scripted_server import ScriptedServer
 from tuibot.engine import Engine
 from tuibot.events import CommandOutput
 from tuibot.mcp.cache import ToolCache
-from tuibot.paths import DataPaths
 from tuibot.settings import load_settings
-from tuibot.settings_mcp import McpServerSettings, McpSettings
+from tuibot.settings.mcp import McpServerSettings, McpSettings
+from tuibot.system.paths import DataPaths
 
 GREET = {"name": "greet", "description": "Greet someone by name.",
          "arguments": [{"name": "name", "required": True}, {"name": "tone"}]}  # fmt: skip

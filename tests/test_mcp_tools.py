@@ -10,7 +10,7 @@ import base64
 from typing import Any
 
 from tuibot.mcp.tools import build_specs, registry_name, result_text
-from tuibot.settings_mcp import McpServerSettings
+from tuibot.settings.mcp import McpServerSettings
 from tuibot.toolkit.registry import ToolRegistry
 
 SERVER = McpServerSettings(name="files", command="x")
@@ -146,8 +146,8 @@ def test_a_result_that_fakes_the_untrusted_line_cannot_hide_the_real_one() -> No
 
 
 def test_a_header_secret_in_use_is_masked_everywhere(monkeypatch: Any) -> None:
-    from tuibot import secrets
     from tuibot.mcp.manager import keyring_secret
+    from tuibot.system import secrets
 
     token = "hdr-secret-0123456789abcdef"
     monkeypatch.setenv("MY_MCP_API_KEY", token)

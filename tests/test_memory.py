@@ -12,10 +12,10 @@ from engine_helpers import Recorder, ask, make_engine, sent_messages
 from scripted_replies import text, tool_calls
 from scripted_server import ScriptedServer
 
-from tuibot import secrets
 from tuibot.events import Notice, ToolFinished
 from tuibot.memory import MAX_BYTES, MemoryStore, MemoryStoreError, memory_path
-from tuibot.paths import bundled_dir
+from tuibot.system import secrets
+from tuibot.system.paths import bundled_dir
 from tuibot.toolkit import ToolRegistry, load_tool_folder
 
 

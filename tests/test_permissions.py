@@ -17,10 +17,8 @@ from scripted_replies import text, tool_calls
 from scripted_server import ScriptedServer
 
 from tuibot.approvals import Decision
-from tuibot.engine import Engine
-from tuibot.events import ApprovalRequested, Event, ToolFinished
-from tuibot.grants import Grant, GrantStore
-from tuibot.permissions import (
+from tuibot.approvals.grants import Grant, GrantStore
+from tuibot.approvals.permissions import (
     Permission,
     broader_key,
     covers,
@@ -29,6 +27,8 @@ from tuibot.permissions import (
     prefix_choices,
     request_summary,
 )
+from tuibot.engine import Engine
+from tuibot.events import ApprovalRequested, Event, ToolFinished
 from tuibot.visible import hidden_characters, visible
 
 HOSTILE = "ls -la" + " " * 85 + "; touch PWNED # " + "\x1b[2K\r  ls -la"

@@ -1,4 +1,4 @@
-"""tuibot.secrets: the real Secret Service, refused backends, env overrides, redaction.
+"""tuibot.system.secrets: the real Secret Service, refused backends, env overrides, redaction.
 
 Store tests run against the real OS keyring (``secret_store`` skips without one); the
 refusal tests force keyring's own fail backend or a tiny in-test backend and need no D-Bus.
@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 
 import pytest
 
-from tuibot.secrets import (
+from tuibot.system.secrets import (
     INDEX_ENTRY,
     InvalidKeyName,
     KeyringUnavailable,
@@ -117,7 +117,7 @@ def fakes() -> SimpleNamespace:
 
 
 def test_importing_secrets_does_not_import_keyring() -> None:
-    code = "import sys, tuibot.secrets; print('keyring' in sys.modules)"
+    code = "import sys, tuibot.system.secrets; print('keyring' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "False"
@@ -268,7 +268,7 @@ def test_values_live_in_the_os_keyring_only(secret_store: SecretStore, tmp_path:
     written = [p for p in tmp_path.rglob("*") if p.is_file()]
     assert not [p for p in written if value.encode() in p.read_bytes()]
     code = (
-        "from tuibot.secrets import SecretStore; "
+        "from tuibot.system.secrets import SecretStore; "
         f"print(SecretStore(service={secret_store.service!r}).get('openai'))"
     )
     other = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO)

@@ -14,7 +14,6 @@ from pathlib import Path
 import pytest
 from trust_helpers import trust_file
 
-from tuibot import paths
 from tuibot.settings import (
     AgentSettings,
     ConfigError,
@@ -25,8 +24,9 @@ from tuibot.settings import (
     save_setting,
     write_setting,
 )
-from tuibot.settings_layers import Layers
-from tuibot.settings_schema import Builder, rules
+from tuibot.settings.layers import Layers
+from tuibot.settings.schema import Builder, rules
+from tuibot.system import paths
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -589,8 +589,8 @@ def test_save_keeps_a_relative_path_as_written(tmp_path: Path) -> None:
 
 
 def test_every_field_has_a_docstring_and_the_docs_are_current() -> None:
-    from tuibot.settings_docs import BEGIN, END, field_docs, reference
-    from tuibot.settings_schema import schema
+    from tuibot.settings.docs import BEGIN, END, field_docs, reference
+    from tuibot.settings.schema import schema
 
     for cls in (Settings, AgentSettings, ProviderSettings):
         docs = field_docs(cls)
@@ -601,7 +601,7 @@ def test_every_field_has_a_docstring_and_the_docs_are_current() -> None:
             assert all(field_docs(key.hint).get(name) for name in schema(key.hint))
     doc = (REPO / "docs" / "configuration.md").read_text(encoding="utf-8")
     block = doc.split(BEGIN, 1)[1].split(END, 1)[0]
-    assert block.strip() == reference(Settings).strip(), "run python -m tuibot.settings_docs"
+    assert block.strip() == reference(Settings).strip(), "run python -m tuibot.settings.docs"
 
 
 @dataclasses.dataclass(frozen=True)

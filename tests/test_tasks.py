@@ -17,7 +17,6 @@ from engine_helpers import make_engine
 from scripted_replies import cut, text, tool_calls
 from scripted_server import ScriptedServer
 
-from tuibot import tasks as tasks_module
 from tuibot.agent.loop import run_turn
 from tuibot.delegation.records import Delegation, Limits, Parent
 from tuibot.events import (
@@ -34,11 +33,12 @@ from tuibot.store.jsonl import sidecar_path
 from tuibot.tasks import (
     EMPTY_TITLE,
     Task,
-    TaskBoard,
     TaskError,
     TaskStoreError,
     task_title,
 )
+from tuibot.tasks import board as tasks_module
+from tuibot.tasks.board import TaskBoard
 
 T0 = 1_000_000.0
 DAY = 24 * 3600.0

@@ -14,7 +14,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from ask_helpers import run_ask
 from engine_helpers import Recorder, ask, make_engine, sent_messages
+from ollama_server import OllamaServer, answer, failure
 from scripted_server import Reply, ScriptedServer, error, raw, text, tool_calls
 
 from tuibot.events import Notice, ToolFinished
@@ -26,6 +28,14 @@ VLLM_NO_PARSER = {
     "type": "BadRequestError",
     "param": None,
     "code": 400,
+}
+OLLAMA_NO_TOOLS = {  # per model: a model whose template has no tools
+    "error": {
+        "message": "registry.ollama.ai/library/gemma3:4b does not support tools",
+        "type": "api_error",
+        "param": None,
+        "code": None,
+    }
 }
 LLAMACPP_NO_JINJA = {
     "error": {"code": 500, "message": "tools param requires --jinja flag", "type": "server_error"}
@@ -234,8 +244,14 @@ async def _fallback_case(server: ScriptedServer, refusal: Reply) -> None:
         error(400, body=VLLM_NO_PARSER),
         error(500, body=LLAMACPP_NO_JINJA),
         error(500, message="Cannot use tools with stream"),  # older llama-server builds
+        error(400, body=OLLAMA_NO_TOOLS),
     ],
-    ids=["vllm-no-tool-parser", "llamacpp-no-jinja", "llamacpp-no-tools-on-stream"],
+    ids=[
+        "vllm-no-tool-parser",
+        "llamacpp-no-jinja",
+        "llamacpp-no-tools-on-stream",
+        "ollama-model-without-tools",
+    ],
 )
 async def test_a_server_refusing_tools_gets_them_in_the_prompt(
     server: ScriptedServer, refusal: Reply
@@ -254,3 +270,100 @@ async def test_another_rejection_that_mentions_tools_is_not_a_fallback(
     assert outcome.status == "failed" and "too long" in (outcome.error or "")
     assert len(chat_bodies(server)) == 1
     await engine.close()
+
+
+async def test_the_switch_is_remembered_by_the_next_run(server: ScriptedServer) -> None:
+    """A later process (``tuibot ask`` again, the app restarted) sends no ``tools`` to a
+    server that refused them, and says nothing more about it."""
+    call = '<tool_call>{"name": "list_dir", "arguments": {"path": "."}}</tool_call>'
+    server.enqueue(error(400, body=VLLM_NO_PARSER), text(call), text("listed"))
+    first = make_engine(server)
+    assert (await ask(first, first.new_chat().id, "list")).text == "listed"
+    await first.close()
+
+    server.enqueue(text(call), text("listed again"))
+    second = make_engine(server)
+    seen = Recorder(second)
+    outcome = await ask(second, second.new_chat().id, "list")
+
+    assert outcome.status == "completed" and outcome.text == "listed again"
+    [finished] = seen.of(ToolFinished)
+    assert finished.ok and finished.name == "list_dir"
+    later = chat_bodies(server)[3:]
+    assert len(later) == 2 and all("tools" not in body for body in later)
+    assert "<tool_call>" in later[0]["messages"][0]["content"]
+    assert not [n for n in seen.of(Notice) if "prompt" in n.message]
+    await second.close()
+
+
+async def test_another_server_under_the_same_name_is_asked_natively_again(
+    server: ScriptedServer,
+) -> None:
+    """The memory belongs to the server's address: a provider pointed elsewhere (or a
+    server restarted on another port with its tool parser) gets native tools again."""
+    server.enqueue(error(400, body=VLLM_NO_PARSER), text("plain"))
+    first = make_engine(server)
+    await ask(first, first.new_chat().id, "hi")
+    await first.close()
+
+    with ScriptedServer() as other:
+        other.enqueue(text("native"))
+        second = make_engine(other)
+        assert (await ask(second, second.new_chat().id, "hi")).text == "native"
+        [body] = chat_bodies(other)
+        assert "tools" in body
+        await second.close()
+
+
+def test_ask_prints_no_call_markup_and_the_next_run_says_nothing(server: ScriptedServer) -> None:
+    """``tuibot ask`` against a server with no tool parser: the call the model writes as
+    Qwen3-Coder XML (streamed three characters at a time) never reaches stdout; the
+    warning goes to stderr once, and a second run sends no ``tools`` and warns no more."""
+    Path("notes.txt").write_text("hello", encoding="utf-8")
+    call = (
+        "Let me look.\n<tool_call>\n<function=list_dir>\n<parameter=path>\n.\n</parameter>\n"
+        "</function>\n</tool_call>"
+    )
+    answer = text(call, pieces=len(call) // 3)
+    server.enqueue(error(400, body=VLLM_NO_PARSER), answer, text("One file."))
+    first = run_ask(server, "what is here?")
+    server.enqueue(text(call, pieces=len(call) // 3), text("Still one."))
+    second = run_ask(server, "and now?")
+
+    assert first.code == 0 and second.code == 0, first.stderr + second.stderr
+    assert first.stdout == "Let me look.One file.\n"
+    assert second.stdout == "Let me look.Still one.\n"
+    assert "<" not in first.stdout + second.stdout
+    assert first.stderr.count("tool-call-parser") == 1
+    assert "tool-call-parser" not in second.stderr and "✓ list_dir" in second.stderr
+    assert all("tools" not in body for body in chat_bodies(server)[1:])
+
+
+async def test_native_ollama_model_without_tools_gets_them_in_the_prompt(tmp_path: Path) -> None:
+    """Ollama's own API refuses ``tools`` per model; the model then calls them as text,
+    while another model on the same server still gets native tools."""
+    (tmp_path / "a.txt").write_text("plum", encoding="utf-8")
+    call = '<tool_call>{"name": "read_file", "arguments": {"path": "a.txt"}}</tool_call>'
+    with OllamaServer() as ollama:
+        ollama.enqueue(
+            failure(400, "registry.ollama.ai/library/gemma3:4b does not support tools"),
+            answer(call),
+            answer("It says plum."),
+            answer("Hi."),
+        )
+        settings = {
+            "providers__local__kind": "ollama",
+            "agent__tools": ["read_file"],
+            "tools__workspace": str(tmp_path),
+        }
+        engine = make_engine(ollama.url, agent__model="gemma3:4b", **settings)
+        done = await ask(engine, engine.new_chat().id, "read a.txt")
+        await engine.close()
+        other = make_engine(ollama.url, agent__model="qwen3:0.6b", **settings)
+        await ask(other, other.new_chat().id, "hi")
+        await other.close()
+    assert done.status == "completed" and done.text == "It says plum.", done.error
+    first, second, third, fourth = ollama.chats()
+    assert "tools" in first and "tools" not in second and "tools" not in third
+    assert "read_file" in second["messages"][0]["content"]
+    assert fourth["model"] == "qwen3:0.6b" and "tools" in fourth

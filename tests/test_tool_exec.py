@@ -20,7 +20,7 @@ from scripted_server import ScriptedServer
 
 from tuibot.approvals import Decision
 from tuibot.events import ApprovalRequested, ToolFinished
-from tuibot.paths import bundled_dir
+from tuibot.system.paths import bundled_dir
 from tuibot.toolkit import ToolRegistry, load_tool_folder, use_workspace
 
 

@@ -17,7 +17,7 @@ from ask_helpers import config_home, json_lines, of_type, run_ask
 from engine_helpers import bundled_registry
 from scripted_server import ScriptedServer, text, tool_calls
 
-from tuibot.paths import bundled_dir
+from tuibot.system.paths import bundled_dir
 from tuibot.toolkit import ERROR_HINT, ToolRegistry, use_workspace
 
 

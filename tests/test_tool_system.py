@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tuibot.paths import bundled_dir
+from tuibot.system.paths import bundled_dir
 from tuibot.toolkit import ToolRegistry, load_tool_folder
 from tuibot.toolkit.sizes import clip_output, human_bytes, human_duration
 

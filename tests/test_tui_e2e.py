@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from attach_helpers import png_bytes
 from scripted_server import ScriptedServer, text
 
 TUIBOT = Path(sys.executable).with_name("tuibot")
@@ -53,15 +54,14 @@ def wait_for_screen(tmux: Callable[..., str], wanted: str, timeout: float = 30) 
     pytest.fail(f"{wanted!r} never appeared on screen:\n{screen}")
 
 
-def test_type_a_message_and_read_the_answer_off_the_screen(
-    server: ScriptedServer, hermetic: Path, tmux: Callable[..., str]
-) -> None:
-    server.enqueue(text("The answer is forty-two."))
+def start_app(tmux: Callable[..., str], server: ScriptedServer, hermetic: Path, **env: str) -> None:
+    """The installed ``tuibot`` in a 160x48 tmux pane named ``app``, in the workspace."""
     env = {
         "TUIBOT_HOME": str(hermetic / "home"),
         "TUIBOT_DATA": str(hermetic / "data"),
         "TERM": "xterm-256color",
         "PATH": os.environ.get("PATH", ""),
+        **env,
     }
     command = " ".join(
         [
@@ -74,11 +74,18 @@ def test_type_a_message_and_read_the_answer_off_the_screen(
             "test-model",
         ]
     )
-    tmux("new-session", "-d", "-s", "app", "-x", "160", "-y", "48", command)
+    tmux("new-session", "-d", "-s", "app", "-x", "160", "-y", "48", "-c", str(Path.cwd()), command)
     # Without a client some tmux builds keep 80x24; fix the size explicitly.
     tmux("set-option", "-t", "app", "window-size", "manual")
     tmux("resize-window", "-t", "app", "-x", "160", "-y", "48")
     wait_for_screen(tmux, "Approvals")  # the first frame
+
+
+def test_type_a_message_and_read_the_answer_off_the_screen(
+    server: ScriptedServer, hermetic: Path, tmux: Callable[..., str]
+) -> None:
+    server.enqueue(text("The answer is forty-two."))
+    start_app(tmux, server, hermetic)
     wait_for_screen(tmux, "127.0.0.1")  # the engine is up and the server answered
     tmux("send-keys", "-t", "app", "-l", "What is the answer?")
     tmux("send-keys", "-t", "app", "Enter")
@@ -92,3 +99,26 @@ def test_type_a_message_and_read_the_answer_off_the_screen(
     while time.monotonic() < deadline and "app" in tmux("list-sessions"):
         time.sleep(0.1)
     assert "app" not in tmux("list-sessions"), "ctrl+q quits when nothing is running"
+
+
+def test_a_bracketed_paste_of_an_image_path_attaches_it_once(
+    server: ScriptedServer, hermetic: Path, tmux: Callable[..., str]
+) -> None:
+    shot = Path("shots/a b.png")
+    shot.parent.mkdir()
+    shot.write_bytes(png_bytes())
+    server.enqueue(text("A grey pixel."))
+    start_app(tmux, server, hermetic, TUIBOT_PROVIDERS__LOCAL__VISION="true")
+    wait_for_screen(tmux, "127.0.0.1")
+    tmux("send-keys", "-t", "app", "-l", "what is")
+    # what a terminal sends for a dragged file: its path, escaped, as a bracketed paste
+    tmux("set-buffer", "-b", "drop", f"{Path.cwd()}/shots/a\\ b.png")
+    tmux("paste-buffer", "-p", "-d", "-b", "drop", "-t", "app")
+    screen = wait_for_screen(tmux, 'what is @"shots/a b.png"')
+    assert screen.count("shots/a") == 1, screen  # pasted once, not twice
+    tmux("send-keys", "-t", "app", "Enter")
+    wait_for_screen(tmux, "A grey pixel.")
+    wait_for_screen(tmux, "📎 shots/a b.png · image · 67 B")
+    [chat] = list((hermetic / "data" / "chats").glob("*.jsonl"))
+    assert '"kind":"image"' in chat.read_text(encoding="utf-8")
+    tmux("send-keys", "-t", "app", "C-q")

@@ -14,8 +14,8 @@ from textual.pilot import Pilot
 from textual.widgets import Input, OptionList
 from tui_helpers import SIZE, make_app, ready, until
 
-from tuibot.paths import DataPaths
 from tuibot.store.chats import ChatStore
+from tuibot.system.paths import DataPaths
 from tuibot.tui.app import TuibotApp
 from tuibot.tui.screens.confirm import ConfirmScreen
 from tuibot.tui.screens.prompt import PromptScreen

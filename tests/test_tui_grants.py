@@ -11,7 +11,7 @@ from textual.pilot import Pilot
 from textual.widgets import DataTable, Static
 from tui_helpers import SIZE, make_app, ready, until
 
-from tuibot.grants import Grant
+from tuibot.approvals.grants import Grant
 from tuibot.tui.app import TuibotApp
 from tuibot.tui.screens.grants import GrantsScreen
 

@@ -17,7 +17,7 @@ from textual.pilot import Pilot
 from textual.widgets import DataTable
 from tui_helpers import SIZE, Notes, make_app, ready, until
 
-from tuibot.instance import InstanceLock
+from tuibot.system.instance import InstanceLock
 from tuibot.tui.app import TuibotApp
 from tuibot.tui.screens.confirm import ConfirmScreen
 from tuibot.tui.screens.jobs import JobsScreen
@@ -99,7 +99,7 @@ async def test_an_app_started_beside_a_headless_one_says_so_and_runs_nothing(
 HOLDER = """\
 import sys, time
 from pathlib import Path
-from tuibot.instance import InstanceLock
+from tuibot.system.instance import InstanceLock
 lock = InstanceLock(Path(sys.argv[1]))
 assert lock.acquire(sys.argv[2]) is None
 print("held", flush=True)

@@ -77,7 +77,7 @@ async def test_a_known_secret_is_never_shown_in_the_app(server: ScriptedServer) 
     """The model puts the provider's key into a command: the pane and chat show a mask."""
     import secrets as random
 
-    from tuibot.secrets import remember_secret
+    from tuibot.system.secrets import remember_secret
 
     key = f"sk-test-{random.token_hex(12)}"
     remember_secret(key)

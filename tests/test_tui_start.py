@@ -16,8 +16,8 @@ import pytest
 from scripted_server import ScriptedServer, text
 from tui_helpers import SIZE, make_app, ready, until
 
-from tuibot.paths import DataPaths
 from tuibot.store.chats import ChatStore
+from tuibot.system.paths import DataPaths
 from tuibot.tui.widgets.blocks import ProblemBanner
 
 

@@ -9,7 +9,7 @@ from scripted_server import ScriptedServer
 from textual.color import Color
 from tui_helpers import SIZE, Notes, make_app, ready, until
 
-from tuibot.paths import bundled_dir, config_home
+from tuibot.system.paths import bundled_dir, config_home
 from tuibot.tui.themes import css_problem, load_theme_file
 
 COMMENTED = """\

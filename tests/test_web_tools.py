@@ -27,7 +27,7 @@ from scripted_replies import text, tool_calls
 from scripted_server import ScriptedServer
 
 from tuibot.events import ToolFinished
-from tuibot.paths import bundled_dir
+from tuibot.system.paths import bundled_dir
 from tuibot.toolkit import ToolRegistry, load_tool_folder
 from tuibot.toolkit.scope import ToolScope, use_scope
 from tuibot.toolkit.webclient import FetchPolicy, open_url
@@ -545,7 +545,7 @@ def test_tool_files_do_not_import_httpx() -> None:
     import sys
 
     code = (
-        "import sys\nfrom tuibot.paths import bundled_dir\n"
+        "import sys\nfrom tuibot.system.paths import bundled_dir\n"
         "from tuibot.toolkit import load_tool_folder\n"
         "load_tool_folder(bundled_dir('tools'), 'bundled')\n"
         "print('httpx' in sys.modules)\n"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from text_call_cases_base import SAME, TOOLS, Case, W
 from text_call_cases_more import DEEPSEEK, FENCED, FIREFUNCTION, FUNCTIONARY, GLM
+from text_call_cases_vendor import EXTRA
 
 __all__ = ["DIALECTS", "TOOLS", "Case"]
 
@@ -283,7 +284,7 @@ PYTHONIC: list[Case] = [
     ('I would call [get_weather(city="Paris")] here.', [], SAME),
 ]
 
-DIALECTS: dict[str, list[Case]] = {
+BASE: dict[str, list[Case]] = {
     "hermes": HERMES,
     "qwen3_xml": QWEN3_XML,
     "llama3_json": LLAMA3_JSON,
@@ -295,3 +296,6 @@ DIALECTS: dict[str, list[Case]] = {
     "firefunction": FIREFUNCTION,
     "fenced": FENCED,
 }
+
+DIALECTS: dict[str, list[Case]] = {name: cases + EXTRA[name] for name, cases in BASE.items()}
+"""Each dialect's table: the first cases, then those written from other projects' parsers."""

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tuibot.paths import DataPaths
-from tuibot.trust import TrustStore, content_digest
+from tuibot.settings.trust import TrustStore, content_digest
+from tuibot.system.paths import DataPaths
 
 
 def trust_file(path: Path | str = "tuibot.toml") -> Path:

@@ -18,8 +18,8 @@ from textual.notifications import Notify
 from textual.pilot import Pilot
 from trust_helpers import trust_file
 
-from tuibot.paths import DataPaths
 from tuibot.settings import load_settings
+from tuibot.system.paths import DataPaths
 from tuibot.tui.app import TuibotApp
 
 SIZE = (160, 48)

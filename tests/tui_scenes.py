@@ -56,7 +56,7 @@ def freeze(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(
         "tuibot.delegation.records.new_delegation_id", lambda: dlg(next(delegations))
     )
-    monkeypatch.setattr("tuibot.tasks.new_task_id", lambda: f"task_{next(tasks):012x}")
+    monkeypatch.setattr("tuibot.tasks.board.new_task_id", lambda: f"task_{next(tasks):012x}")
 
 
 def thaw() -> None:
@@ -138,7 +138,7 @@ def work_scene(engine: Engine) -> None:
 
 def exec_request(engine: Engine, chat: str, command: str) -> Coroutine[Any, Any, Any]:
     """An exec confirmation, with the details and summary the engine builds for one."""
-    from tuibot.permissions import exec_permission, permission_details, request_summary
+    from tuibot.approvals.permissions import exec_permission, permission_details, request_summary
 
     arguments = {"command": command}
     permission = exec_permission(command, "/home/me/project").checked(arguments)
@@ -148,6 +148,32 @@ def exec_request(engine: Engine, chat: str, command: str) -> Coroutine[Any, Any,
         request_summary("exec", arguments, permission),
         {
             "tool": "exec",
+            "arguments": arguments,
+            "prompt": permission.question,
+            "bot": "Assistant",
+            "permission": permission_details(permission),
+        },
+        grant_key=permission.grant_key,
+    )
+
+
+def tool_request(engine: Engine, chat: str, tool: str, arguments: dict[str, Any]) -> Any:
+    """A confirmation of a bundled tool, built by the tool's own rule as the engine does,
+    in a fixed workspace (``/home/me/project``) so the picture does not vary."""
+    from tuibot.approvals.permissions import permission_details, request_summary
+    from tuibot.toolkit.workspace import use_workspace
+
+    spec = engine.tools.get(tool)
+    assert spec is not None
+    with use_workspace("/home/me/project"):
+        permission = spec.permission(arguments)
+    assert permission is not None, f"{tool} {arguments} would not ask"
+    return engine.approvals.ask(
+        chat,
+        "tool",
+        request_summary(tool, arguments, permission),
+        {
+            "tool": tool,
             "arguments": arguments,
             "prompt": permission.question,
             "bot": "Assistant",

@@ -23,7 +23,7 @@ import re
 from typing import TYPE_CHECKING, Annotated
 
 from tuibot import Param, tool
-from tuibot.permissions import Permission, exec_permission
+from tuibot.approvals.permissions import Permission, exec_permission
 from tuibot.toolkit.workspace import current_workspace
 
 if TYPE_CHECKING:  # psutil and the reaper load on the first command, not with the tool

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from tuibot import Param, tool
-from tuibot.permissions import Permission
+from tuibot.approvals.permissions import Permission
 from tuibot.toolkit.permits import request_permission
 
 

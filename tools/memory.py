@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from tuibot import tool
-from tuibot.tool_services import services_of
+from tuibot.toolkit.services import services_of
 from tuibot.toolkit.scope import current_scope
 
 if TYPE_CHECKING:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Annotated, Any, BinaryIO
 
 from tuibot import Param, resolve_in_workspace, tool
-from tuibot.permissions import Permission
+from tuibot.approvals.permissions import Permission
 from tuibot.toolkit.permits import secret_read_permission
 from tuibot.toolkit.beneath import NotRegularFile, SymlinkInPath, open_file
 from tuibot.toolkit.workspace import current_workspace

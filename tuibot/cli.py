@@ -8,31 +8,42 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import importlib
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 from tuibot import __version__
-from tuibot.commands import (
-    ask,
-    chats,
-    config,
-    delegations,
-    doctor,
-    grants,
-    jobs,
-    keys,
-    mcp,
-    output,
-    run,
-    skills,
-    tools,
-    trust,
+from tuibot.commands import ask
+
+COMMANDS = (
+    "ask",
+    "run",
+    "config",
+    "keys",
+    "chats",
+    "delegations",
+    "jobs",
+    "grants",
+    "trust",
+    "doctor",
+    "tools",
+    "mcp",
+    "skills",
 )
+"""Each command's name, which is also its module in tuibot.commands; in help order."""
+
+VALUED_OPTIONS = frozenset({"--config", "--provider", "--model", "--base-url", "--chat"})
+"""The options before a command that take a value (see :func:`command_named`)."""
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The full parser, every subcommand registered by its module."""
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The parser: every command, or only the one ``argv`` names.
+
+    Importing every command module and building every subparser is paid by every run,
+    so when ``argv`` names its command only that one is registered: what it parses, its
+    help and its errors are the same, and ``tuibot ask`` starts without the others.
+    """
     parser = argparse.ArgumentParser(
         prog="tuibot",
         description="A local AI assistant that lives in the terminal.",
@@ -41,24 +52,28 @@ def build_parser() -> argparse.ArgumentParser:
     add_global_options(parser)
     add_app_options(parser)
     subparsers = parser.add_subparsers(title="commands", metavar="COMMAND")
-    modules = (
-        ask,
-        run,
-        config,
-        keys,
-        chats,
-        delegations,
-        jobs,
-        grants,
-        trust,
-        doctor,
-        tools,
-        mcp,
-        skills,
-    )
-    for module in modules:
-        module.add_parser(subparsers)
+    named = command_named(argv) if argv is not None else None
+    for name in (named,) if named else COMMANDS:
+        importlib.import_module(f"tuibot.commands.{name}").add_parser(subparsers)
     return parser
+
+
+def command_named(argv: Sequence[str]) -> str | None:
+    """The command ``argv`` runs, read as argparse would; None when unsure.
+
+    Only the top-level options may come first (with their values); anything else
+    before a command name — ``-h``, an unknown flag, a stray word — means the full
+    parser is needed to say what is wrong or to list every command.
+    """
+    words = iter(argv)
+    for word in words:
+        if word in COMMANDS:
+            return word
+        if word in VALUED_OPTIONS:
+            next(words, None)  # its value, even one spelled like a command
+        elif not word.startswith("--") or word.split("=", 1)[0] not in VALUED_OPTIONS:
+            return None
+    return None
 
 
 def add_global_options(parser: argparse.ArgumentParser) -> None:
@@ -117,7 +132,7 @@ def _command_parser(
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run tuibot; returns the exit code."""
-    parser = build_parser()
+    parser = build_parser(sys.argv[1:] if argv is None else argv)
     args = parse(parser, argv)
     if not hasattr(args, "config"):
         args.config = None
@@ -132,6 +147,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:  # `tuibot chats list | head -1`: the reader left
+        from tuibot.commands import output
+
         return output.stdout_closed()
     return code
 

@@ -16,8 +16,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from tuibot.secrets import redact
 from tuibot.store.atomic import replace_file
+from tuibot.system.secrets import redact
 
 MAX_BYTES = 64 * 1024
 """The largest memory file: it is sent with every turn."""

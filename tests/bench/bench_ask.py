@@ -178,8 +178,8 @@ def feature_series(install: Install, url: str, scratch: Path, chunks: int) -> li
 def long_chat(data: Path, messages: int) -> str:
     """A chat of ``messages`` alternating user/assistant messages; its id."""
     os.environ["TUIBOT_DATA"] = str(data)
-    from tuibot.paths import DataPaths
     from tuibot.store.chats import ChatStore
+    from tuibot.system.paths import DataPaths
 
     store = ChatStore(DataPaths.default().chats)
     meta = store.create(kind="direct", bot="Assistant", title="long")

@@ -19,7 +19,7 @@ import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
-from tuibot.paths import bundled_dir
+from tuibot.system.paths import bundled_dir
 from tuibot.toolkit import ToolRegistry, load_tool_folder, use_workspace
 from tuibot.toolkit.proctree import find_members
 

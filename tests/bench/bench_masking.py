@@ -1,4 +1,4 @@
-"""What masking secrets costs ``ask`` per streamed delta (see ``tuibot/masking.py``).
+"""What masking secrets costs ``ask`` per streamed delta (see ``tuibot/system/masking.py``).
 
     .venv/bin/python tests/bench/bench_masking.py [--deltas 200000]
 
@@ -23,10 +23,10 @@ import sys
 import time
 from collections.abc import Callable
 
-from tuibot.engine_prepare import redacted as _redacted
+from tuibot.engine.prepare import redacted as _redacted
 from tuibot.events import Event, TextDelta
-from tuibot.masking import Masked
-from tuibot.secrets import remember_secret
+from tuibot.system.masking import Masked
+from tuibot.system.secrets import remember_secret
 
 
 def _per_delta(send: Callable[[Event], None], deltas: list[TextDelta]) -> float:

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from tuibot.agent.fit import KEEP_TURNS, cut_middle
+from tuibot.attachments import AttachmentRef
+from tuibot.attachments.request import content_with
 from tuibot.llm.errors import ModelError
 from tuibot.llm.parts import ModelClient, TextPart, UsagePart
 from tuibot.store.chat_message import ChatMessage
@@ -80,8 +82,22 @@ def transcript(messages: Sequence[ChatMessage], earlier: str, budget_chars: int)
             said = text + ("\n[called: " + "; ".join(calls) + "]" if calls else "")
             lines.append(f"Assistant: {said}")
         elif role == "user":
-            lines.append(f"User: {text}")
+            lines.append(f"User: {text}{_attached(message)}")
     return cut_middle("\n\n".join(lines), max(budget_chars, 1000))
+
+
+def _attached(message: ChatMessage) -> str:
+    """The attachments as the model read them (text, transcripts), each cut like a tool
+    result; images by name only (the summariser may take no images)."""
+    shown = []
+    for ref in message.get("attachments") or ():
+        if ref.get("kind") == "image":
+            shown.append(f"[attached image {ref.get('name')}]")
+        else:
+            shown.append(
+                cut_middle(str(content_with("", [cast(AttachmentRef, ref)])), _RESULT_CHARS)
+            )
+    return "".join(f"\n\n{block}" for block in shown)
 
 
 async def summarise(

@@ -69,6 +69,22 @@ def build_system_prompt(
     return "\n\n".join(sections)
 
 
+WINDOW_SHARE = 0.1
+"""The most of a known context window the skills list may take (in tokens)."""
+CHARS_PER_TOKEN = 3.2
+"""Characters per token for that share: the ratio the context fitting starts from."""
+
+
+def skills_budget(configured: int, window_tokens: int | None) -> int:
+    """The summary's budget in characters: ``agent.skills_summary_chars``, and once the
+    model's window is known at most a tenth of it, because the list is sent with every
+    request and counts toward that window (4000 characters is a quarter of 4k tokens)."""
+    if not window_tokens:
+        return configured
+    share = int(window_tokens * WINDOW_SHARE * CHARS_PER_TOKEN)
+    return min(configured, share) if configured > 0 else share
+
+
 def skills_summary(skills: Sequence[Skill], budget: int = 0) -> str:
     """The ``<available_skills>`` list: name, description, location and status of each.
 

@@ -28,16 +28,17 @@ from tuibot.events import (
 )
 from tuibot.llm.parts import ModelClient
 from tuibot.llm.select import Route
-from tuibot.secrets import redact
+from tuibot.llm.tool_refusals import ToolRefusals
 from tuibot.store.chat_message import ChatMessage
 from tuibot.store.history import INTERRUPTED_RESULT, interrupted_result
+from tuibot.system.secrets import redact
 from tuibot.toolkit.registry import ERROR_HINT, ToolRegistry, ToolResult
 from tuibot.toolkit.scope import ToolScope, use_scope
 from tuibot.toolkit.validate import validate_arguments
 
 if TYPE_CHECKING:
     from tuibot.agent.prepare import TurnContext
-    from tuibot.permissions import Permission
+    from tuibot.approvals.permissions import Permission
 
 ROUND_LIMIT = (
     "I've reached my limit of {rounds} model calls for this turn. "
@@ -103,9 +104,9 @@ class Turn:
     context: TurnContext | None = None
     """The chat's context window, counting and compaction; None sends the plain history
     window (``history_limit`` messages) as older code did."""
-    prompt_tools: set[str] = field(default_factory=set)
-    """Providers found to refuse native ``tools``: their tools go in the prompt. The engine
-    shares one set with every turn, so a provider is switched once per process."""
+    prompt_tools: ToolRefusals = field(default_factory=ToolRefusals)
+    """Servers found to refuse native ``tools``: their tools go in the prompt. The engine
+    shares one book with every turn and keeps it on disk, so a server is switched once."""
 
 
 async def run_turn(turn: Turn) -> TurnFinished:

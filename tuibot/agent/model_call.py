@@ -31,8 +31,8 @@ from tuibot.llm.parts import FinishPart, ReasoningPart, TextPart, ToolCallPart, 
 from tuibot.llm.pricing import cost_micros
 from tuibot.llm.prompt_tools import refuses_tools, tools_in_prompt
 from tuibot.llm.text_tools import TextCallStream, offered_tools
-from tuibot.secrets import redact
 from tuibot.store.chat_message import ChatMessage
+from tuibot.system.secrets import redact
 
 if TYPE_CHECKING:
     from tuibot.agent.loop import Turn
@@ -66,7 +66,7 @@ async def model_round(turn: Turn) -> RoundResult:
     A server that refuses the request's size (or answers it with nothing) is asked once
     more, after the window is learnt from its error and the chat fitted to it.
     """
-    prompted = turn.route.provider.name in turn.prompt_tools
+    prompted = turn.prompt_tools.refused(turn.route.provider, turn.route.model)
     result = await _stream_round(turn, prompted)
     if result.error is not None and not prompted and refuses_tools(result.error):
         _switch_to_prompt_tools(turn, result.error)
@@ -124,12 +124,12 @@ def _switch_to_prompt_tools(turn: Turn, error: ModelError) -> None:
     """Remember that the provider takes no ``tools`` field, and say so once."""
     name = turn.route.provider.name
     log.warning("provider %s refused native tools: %s", name, error)
-    if name in turn.prompt_tools:
+    if not turn.prompt_tools.remember(turn.route.provider, turn.route.model):
         return  # another chat switched it meanwhile and said so
-    turn.prompt_tools.add(name)
     message = (
-        f"{redact(str(error))}\nThe server takes no native tool calls, so for the rest of "
-        f"this run tuibot describes the tools to provider '{name}' in the prompt and reads "
+        f"{redact(str(error))}\nThe server takes no native tool calls, so from now on (for "
+        f"a day) tuibot describes the tools to model '{turn.route.model}' on provider "
+        f"'{name}' in the prompt and reads "
         "the calls from the answer text."
     )
     turn.emit(Notice(turn.chat, "warning", message))

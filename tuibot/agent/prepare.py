@@ -19,8 +19,8 @@ from tuibot.agent.tokens import TokenCounter
 from tuibot.events import ContextMeasured, Notice, Usage
 from tuibot.llm.pricing import cost_micros
 from tuibot.llm.windows import NATIVE_KINDS, Window, WindowBook, is_overflow, overflow_window
-from tuibot.secrets import redact
 from tuibot.store.chat_message import ChatMessage
+from tuibot.system.secrets import redact
 
 if TYPE_CHECKING:
     from tuibot.agent.loop import Turn

@@ -16,13 +16,13 @@ import os
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
+from tuibot.approvals.permissions import Permission
 from tuibot.attachments.mentions import Mention, find_mentions
 from tuibot.attachments.reading import read_below, too_big
 from tuibot.attachments.refs import AttachmentError, AttachmentRef, Kind, sniff
 from tuibot.attachments.transcribe import NOT_SET_UP, Transcribe
-from tuibot.permissions import Permission
-from tuibot.secrets import redact
-from tuibot.settings_attach import AttachmentSettings
+from tuibot.settings.attach import AttachmentSettings
+from tuibot.system.secrets import redact
 from tuibot.toolkit.permits import secret_read_permission
 from tuibot.toolkit.scope import ToolScope, use_scope
 

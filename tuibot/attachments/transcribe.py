@@ -13,8 +13,8 @@ from typing import Any
 
 from tuibot.attachments.refs import AttachmentError
 from tuibot.llm.openai_client import NO_KEY, import_openai
-from tuibot.secrets import redact
 from tuibot.settings import ProviderSettings, Settings
+from tuibot.system.secrets import redact
 
 Transcribe = Callable[[str, bytes, str], Awaitable[str]]
 """``(file name, bytes, MIME type) -> transcript``."""

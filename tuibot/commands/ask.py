@@ -1,4 +1,4 @@
-"""``tuibot ask [PROMPT]``: one turn from the shell (see :mod:`tuibot.ask`)."""
+"""``tuibot ask [PROMPT]``: one turn from the shell (see :mod:`tuibot.frontends.ask`)."""
 
 from __future__ import annotations
 
@@ -163,7 +163,7 @@ def run(args: argparse.Namespace) -> int:
     """Load settings, build the engine, run the turn."""
     import asyncio
 
-    from tuibot.ask import EXIT_USAGE, AskOptions, build_prompt, with_attachments
+    from tuibot.frontends.ask import EXIT_USAGE, AskOptions, build_prompt, with_attachments
     from tuibot.settings import ConfigError, load_settings
 
     prompt = build_prompt(args.prompt, sys.stdin)
@@ -210,14 +210,14 @@ def run(args: argparse.Namespace) -> int:
 
 async def _ask(settings: Any, options: Any, base_url: str | None) -> int:
     """The async part: engine up, turn run, engine down."""
-    from tuibot.ask import EXIT_USAGE, run_ask
     from tuibot.bots import BotError
     from tuibot.engine import Engine
-    from tuibot.logs import configure_logging
-    from tuibot.paths import DataPaths
+    from tuibot.frontends.ask import EXIT_USAGE, run_ask
     from tuibot.settings import ConfigError
     from tuibot.store.chats import ChatNotFound
     from tuibot.store.jsonl import StorageError
+    from tuibot.system.logs import configure_logging
+    from tuibot.system.paths import DataPaths
 
     paths = DataPaths.default()
     configure_logging(paths, settings.logging.level)

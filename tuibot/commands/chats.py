@@ -15,10 +15,10 @@ from typing import Any
 
 from tuibot.commands.chats_edit import add_actions, run_action
 from tuibot.commands.output import emit, local_time
-from tuibot.paths import DataPaths
 from tuibot.store.chat_message import ChatMessage
 from tuibot.store.chats import Chat, ChatMeta, ChatNotFound, ChatStore, InvalidChatId
 from tuibot.store.jsonl import LineProblem, StorageError, encode_record, read_lines
+from tuibot.system.paths import DataPaths
 
 RESULT_LINES = 5
 """Lines of a tool result shown before the rest is summarised."""

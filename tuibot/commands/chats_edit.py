@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING
 from tuibot.commands.output import emit
 
 if TYPE_CHECKING:
-    from tuibot.paths import DataPaths
     from tuibot.store.chats import ChatStore
+    from tuibot.system.paths import DataPaths
 
 
 def add_actions(actions: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -63,8 +63,8 @@ def _delete(store: ChatStore, chat_id: str, args: argparse.Namespace) -> int:
         if reply.strip().lower() not in ("y", "yes"):
             emit(sys.stderr, "tuibot: kept")
             return 1
-    from tuibot.paths import DataPaths
     from tuibot.settings import ConfigError
+    from tuibot.system.paths import DataPaths
 
     try:
         asyncio.run(_delete_through_engine(DataPaths.default(), args.config, chat_id))

@@ -65,8 +65,8 @@ def _show(args: argparse.Namespace) -> int:
 
 
 def _path(args: argparse.Namespace) -> int:
-    from tuibot import paths
-    from tuibot.project_config import choose_config
+    from tuibot.settings.project import choose_config
+    from tuibot.system import paths
 
     home = paths.config_home()
     choice = choose_config(getattr(args, "config", None), Path.cwd())
@@ -83,9 +83,9 @@ def _path(args: argparse.Namespace) -> int:
 
 
 def _set(args: argparse.Namespace) -> int:
-    from tuibot import paths
     from tuibot.settings import find_config_file, write_setting
-    from tuibot.settings_values import format_value, mask
+    from tuibot.settings.values import format_value, mask
+    from tuibot.system import paths
 
     target = find_config_file(getattr(args, "config", None)) or paths.config_home() / "config.toml"
     saved = write_setting(target, args.key, args.value)
@@ -104,8 +104,8 @@ def _set(args: argparse.Namespace) -> int:
 def _is_secret_key(key: str) -> bool:
     """A free-form entry named like a secret, or a schema field marked secret."""
     from tuibot.settings import Settings
-    from tuibot.settings_schema import resolve
-    from tuibot.settings_values import is_secret_name
+    from tuibot.settings.schema import resolve
+    from tuibot.settings.values import is_secret_name
 
     target = resolve(Settings, key.split("."), lambda parts: [])
     if target.key.rules.get("secret"):
@@ -118,7 +118,7 @@ def _is_secret_key(key: str) -> bool:
 
 def render_settings(settings: Any) -> list[str]:
     """The effective settings as TOML lines, each value followed by ``# <origin>``."""
-    from tuibot.settings_schema import schema
+    from tuibot.settings.schema import schema
 
     files = ", ".join(str(f) for f in settings.files) or "none (built-in defaults)"
     lines = [f"# config file: {files}"]
@@ -138,15 +138,15 @@ def render_settings(settings: Any) -> list[str]:
 
 def ignored_line(project: Any) -> str:
     """``/x/tuibot.toml (not trusted; run `tuibot trust` to use it)``, characters visible."""
-    from tuibot.project_config import spelled
+    from tuibot.settings.project import spelled
 
     return f"{spelled(str(project.path))} ({project.reason()}; run `tuibot trust` to use it)"
 
 
 def _table_lines(parts: tuple[str, ...], obj: Any, origins: dict[str, str]) -> list[str]:
     """One ``[table]`` of leaves, then its free-form sub-tables."""
-    from tuibot.settings_schema import dotted, schema
-    from tuibot.settings_values import format_key, format_value, mask
+    from tuibot.settings.schema import dotted, schema
+    from tuibot.settings.values import format_key, format_value, mask
 
     lines = ["", f"[{_header(parts)}]"]
     later: list[list[str]] = []
@@ -169,8 +169,8 @@ def _table_lines(parts: tuple[str, ...], obj: Any, origins: dict[str, str]) -> l
 def _free_table_lines(
     path: tuple[str, ...], table: dict[str, Any], origins: dict[str, str]
 ) -> list[str]:
-    from tuibot.settings_schema import dotted
-    from tuibot.settings_values import format_key, format_value
+    from tuibot.settings.schema import dotted
+    from tuibot.settings.values import format_key, format_value
 
     lines = ["", f"[{_header(path)}]"]
     for name, value in table.items():
@@ -181,7 +181,7 @@ def _free_table_lines(
 
 def masked(name: str, value: Any) -> Any:
     """``value`` with every secret-looking key's value (at any depth) masked."""
-    from tuibot.settings_values import is_secret_name, mask
+    from tuibot.settings.values import is_secret_name, mask
 
     if is_secret_name(name):
         return mask(value)
@@ -193,6 +193,6 @@ def masked(name: str, value: Any) -> Any:
 
 
 def _header(parts: tuple[str, ...]) -> str:
-    from tuibot.settings_values import format_key
+    from tuibot.settings.values import format_key
 
     return ".".join(format_key(p) for p in parts)

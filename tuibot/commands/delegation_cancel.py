@@ -20,7 +20,7 @@ from tuibot.store.chat_message import ChatMessage
 if TYPE_CHECKING:
     from tuibot.delegation.journal import DelegationJournal
     from tuibot.delegation.records import Delegation
-    from tuibot.paths import DataPaths
+    from tuibot.system.paths import DataPaths
 
 
 def cancel(paths: DataPaths, prefix: str, reason: str) -> int:

@@ -79,9 +79,9 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 def run(args: argparse.Namespace) -> int:
     """Run ``delegations list``, ``show`` or ``cancel``; 0 ok, 1 journal unreadable (or
     nothing to cancel), 2 bad id."""
-    from tuibot.paths import DataPaths
     from tuibot.store.chats import ChatNotFound, InvalidChatId
     from tuibot.store.jsonl import StorageError
+    from tuibot.system.paths import DataPaths
 
     paths = DataPaths.default()
     as_json = bool(getattr(args, "json", False))
@@ -203,7 +203,7 @@ def _tree(
 
 
 def _list(records: list[Delegation], chat: str | None, everything: bool, as_json: bool) -> int:
-    from tuibot.delegation.manager import describe
+    from tuibot.delegation.records import describe
 
     since = time.time() - RECENT_SECONDS
 
@@ -321,8 +321,7 @@ def _block(label: str, text: str | None, empty: str) -> list[str]:
 
 def render(record: Delegation, records: list[Delegation]) -> list[str]:
     """Every field of ``record`` as plain lines; ``records`` to name its relatives."""
-    from tuibot.delegation.manager import describe
-    from tuibot.delegation.records import Usage
+    from tuibot.delegation.records import Usage, describe
 
     parent = record.parent
     lines = [record.id, f"status     {record.status}"]

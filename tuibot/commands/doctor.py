@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tuibot.engine import Engine
+    from tuibot.settings import ProviderSettings, Settings
 
 OK, WARN, BAD = "ok  ", "warn", "FAIL"
 
 
-def add_parser(subparsers: Any) -> None:
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register ``doctor``."""
     parser = subparsers.add_parser("doctor", help="check config, keyring, providers and tools")
     from tuibot.commands.ask import add_provider_options
@@ -38,10 +42,10 @@ def _line(mark: str, what: str, detail: str) -> None:
     print(f"{mark} {what:<22} {detail}", file=sys.stdout)
 
 
-async def _checks(settings: Any, base_url: str | None) -> int:
+async def _checks(settings: Settings, base_url: str | None) -> int:
     """Config, keyring, providers, tools."""
     from tuibot.engine import Engine
-    from tuibot.paths import DataPaths
+    from tuibot.system.paths import DataPaths
 
     failed = False
     files = ", ".join(str(path) for path in settings.files) or "none (built-in defaults)"
@@ -59,7 +63,7 @@ async def _checks(settings: Any, base_url: str | None) -> int:
         if base_url:
             engine.with_provider_override("--base-url", base_url=base_url)
         routed = _routed_provider(engine)
-        for provider in engine.settings.providers.values():
+        for provider in engine.view.settings.providers.values():
             model = settings.agent.model if provider.name == routed else None
             reached = await _provider_check(engine, provider, model)
             failed |= not reached
@@ -68,7 +72,8 @@ async def _checks(settings: Any, base_url: str | None) -> int:
         errors: list[str] = []
         engine.events.listen(lambda event: errors.append(getattr(event, "message", "")))
         engine.load_tools()
-        _line(OK, "tools", f"{len(engine.tools.names())} loaded: {', '.join(engine.tools.names())}")
+        names = engine.view.tool_names()
+        _line(OK, "tools", f"{len(names)} loaded: {', '.join(names)}")
         for message in filter(None, errors):
             failed |= message.startswith("tool not loaded")
             _line(BAD if message.startswith("tool not loaded") else OK, "tools", message)
@@ -78,7 +83,7 @@ async def _checks(settings: Any, base_url: str | None) -> int:
     return 1 if failed else 0
 
 
-async def _mcp_checks(engine: Any) -> bool:
+async def _mcp_checks(engine: Engine) -> bool:
     """Each enabled MCP server started and listing its tools; False when one failed."""
     from tuibot.commands.mcp import failure_details
 
@@ -97,13 +102,13 @@ async def _mcp_checks(engine: Any) -> bool:
     return good
 
 
-async def _window_check(engine: Any, provider: Any, model: str) -> None:
+async def _window_check(engine: Engine, provider: ProviderSettings, model: str) -> None:
     """The model's context window and where it was found (probed and cached now)."""
-    route = await engine.providers.resolve(model)  # Ollama behind an openai kind: native
+    route = await engine.resolve_route(model)  # Ollama behind an openai kind: native
     name = route.model  # as turns send it (a routing prefix stripped)
     if route.provider.kind != provider.kind:
         _line(OK, f"provider {provider.name}", "Ollama detected: speaking /api/chat (num_ctx)")
-    window = await engine.windows.discover(route.provider, name)
+    window = await engine.discover_window(route.provider, name)
     if window.known:
         _line(OK, "context window", f"{name}: {window.tokens} tokens (from {window.source})")
     else:
@@ -117,7 +122,7 @@ async def _window_check(engine: Any, provider: Any, model: str) -> None:
 
 def _keyring_check(mark_if_missing: str) -> bool:
     """Whether a secure keyring backend answers (only a failure when a provider needs it)."""
-    from tuibot.secrets import KeyringUnavailable, SecretStore
+    from tuibot.system.secrets import KeyringUnavailable, SecretStore
 
     try:
         _line(OK, "keyring", SecretStore().backend_name())
@@ -127,17 +132,17 @@ def _keyring_check(mark_if_missing: str) -> bool:
         return False
 
 
-def _routed_provider(engine: Any) -> str | None:
+def _routed_provider(engine: Engine) -> str | None:
     """The provider the configured model routes to (None when none can serve it)."""
     from tuibot.settings import ConfigError
 
     try:
-        return str(engine.route_for(engine.settings.agent.model).provider.name)
+        return str(engine.route_for(engine.view.settings.agent.model).provider.name)
     except ConfigError:
         return None
 
 
-async def _provider_check(engine: Any, provider: Any, model: str | None) -> bool:
+async def _provider_check(engine: Engine, provider: ProviderSettings, model: str | None) -> bool:
     """Reach the provider with a short models.list probe; look for the model it serves."""
     from tuibot.llm.errors import ModelError
     from tuibot.settings import ConfigError

@@ -16,7 +16,7 @@ from tuibot.commands.output import emit, local_time
 from tuibot.visible import visible
 
 if TYPE_CHECKING:
-    from tuibot.grants import Grant, GrantStore
+    from tuibot.approvals.grants import Grant, GrantStore
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -36,8 +36,8 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 def run(args: argparse.Namespace) -> int:
     """Run ``grants list`` or ``grants revoke``; 0 ok, 1 unreadable file, 2 unknown id."""
-    from tuibot.grants import GrantNotFound, GrantStore, GrantStoreError
-    from tuibot.paths import DataPaths
+    from tuibot.approvals.grants import GrantNotFound, GrantStore, GrantStoreError
+    from tuibot.system.paths import DataPaths
 
     store = GrantStore(DataPaths.default().grants)
     try:

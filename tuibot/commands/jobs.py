@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING
 from tuibot.commands.output import emit
 
 if TYPE_CHECKING:
-    from tuibot.instance import Holder
     from tuibot.jobs.book import JobBook
     from tuibot.jobs.records import Job
-    from tuibot.paths import DataPaths
+    from tuibot.system.instance import Holder
+    from tuibot.system.paths import DataPaths
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -68,9 +68,9 @@ def _add_add(actions: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
 def run(args: argparse.Namespace) -> int:
     """Run one ``jobs`` action; 0 ok, 1 the file cannot be read or written, 2 bad input."""
     from tuibot.jobs.store import JobNotFound, JobStoreError
-    from tuibot.paths import DataPaths
     from tuibot.settings import ConfigError
     from tuibot.store.chats import ChatNotFound, InvalidChatId
+    from tuibot.system.paths import DataPaths
 
     paths = DataPaths.default()
     action = getattr(args, "jobs_action", None) or "list"
@@ -215,7 +215,7 @@ def _time_of(timestamp: float) -> str:
 
 
 def _holder(paths: DataPaths) -> Holder | None:
-    from tuibot.instance import InstanceLock
+    from tuibot.system.instance import InstanceLock
 
     return InstanceLock(paths.lock).holder()
 

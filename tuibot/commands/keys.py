@@ -12,7 +12,7 @@ import getpass
 import os
 import sys
 
-from tuibot.secrets import (
+from tuibot.system.secrets import (
     SERVICE,
     InvalidKeyName,
     KeyringUnavailable,

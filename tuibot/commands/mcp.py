@@ -52,9 +52,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _edit(args: argparse.Namespace) -> int:
-    from tuibot import paths
     from tuibot.mcp.config_edit import add_server, remove_server
     from tuibot.settings import find_config_file
+    from tuibot.system import paths
 
     target = find_config_file(getattr(args, "config", None)) or (
         paths.config_home() / "config.toml"
@@ -80,7 +80,7 @@ def _edit(args: argparse.Namespace) -> int:
 
 def _manager(settings: Any, only: str | None = None) -> Any:
     from tuibot.mcp.manager import McpManager, keyring_secret
-    from tuibot.paths import DataPaths
+    from tuibot.system.paths import DataPaths
 
     servers = settings.mcp.servers
     if only is not None:

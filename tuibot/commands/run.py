@@ -1,4 +1,4 @@
-"""``tuibot run --headless``: the engine without the full-screen app (see tuibot.headless).
+"""``tuibot run --headless``: the engine without the app (see tuibot.frontends.headless).
 
 Only the option parsing lives here; the engine is imported when the command runs.
 """
@@ -39,9 +39,9 @@ def run(args: argparse.Namespace) -> int:
     from tuibot.commands.trust import warn_ignored
 
     warn_ignored(settings, sys.stderr)
-    from tuibot import headless
-    from tuibot.logs import configure_logging
-    from tuibot.paths import DataPaths
+    from tuibot.frontends import headless
+    from tuibot.system.logs import configure_logging
+    from tuibot.system.paths import DataPaths
 
     paths = DataPaths.default()
     configure_logging(paths, settings.logging.level)

@@ -75,7 +75,7 @@ def _cached_mcp_tools(settings: Any, catalog: ToolCatalog) -> list[str]:
     if not settings.mcp.servers:
         return []
     from tuibot.mcp.manager import McpManager
-    from tuibot.paths import DataPaths
+    from tuibot.system.paths import DataPaths
 
     manager = McpManager(
         settings.mcp.servers, DataPaths.default().mcp, cwd=settings.cwd, publish=catalog.set_extra

@@ -1,6 +1,6 @@
 """``tuibot trust``: say yes to a folder's ``tuibot.toml``, list the yeses, take one back.
 
-Why: a project config is ignored until trusted (see :mod:`tuibot.project_config`), and a
+Why: a project config is ignored until trusted (see :mod:`tuibot.settings.project`), and a
 yes must be informed — so trusting shows what the file would change (secrets masked) and
 asks. The same offer is made once when ``tuibot`` or ``tuibot ask`` starts at a terminal
 in a folder with an untrusted file; declined or not interactive, tuibot goes on without it
@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any, TextIO
 from tuibot.commands.output import emit, local_time
 
 if TYPE_CHECKING:
-    from tuibot.project_config import ProjectFile
-    from tuibot.trust import TrustStore
+    from tuibot.settings.project import ProjectFile
+    from tuibot.settings.trust import TrustStore
 
 EXIT_DECLINED = 1
 EXIT_USAGE = 2
@@ -47,9 +47,9 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 def run(args: argparse.Namespace) -> int:
     """Run one trust action; 0 done, 1 declined or unreadable list, 2 usage problems."""
-    from tuibot.paths import DataPaths
-    from tuibot.settings_schema import ConfigError
-    from tuibot.trust import TrustStore, TrustStoreError
+    from tuibot.settings.schema import ConfigError
+    from tuibot.settings.trust import TrustStore, TrustStoreError
+    from tuibot.system.paths import DataPaths
 
     store = TrustStore(DataPaths.default().trusted)
     folder = Path(args.dir or ".").expanduser().absolute()
@@ -69,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _trust(store: TrustStore, folder: Path, *, yes: bool) -> int:
     from tuibot.commands.trust_changes import project_changes, render_changes
-    from tuibot.project_config import read_project_file
+    from tuibot.settings.project import read_project_file
 
     project = read_project_file(folder)
     if project is None:
@@ -110,7 +110,7 @@ def record(store: TrustStore, project: ProjectFile, stream: TextIO) -> None:
 
 
 def _revoke(store: TrustStore, folder: Path) -> int:
-    from tuibot.project_config import PROJECT_FILE
+    from tuibot.settings.project import PROJECT_FILE
 
     removed = store.revoke(folder / PROJECT_FILE)
     if removed is None:
@@ -121,7 +121,7 @@ def _revoke(store: TrustStore, folder: Path) -> int:
 
 
 def _list(store: TrustStore) -> int:
-    from tuibot.trust import content_digest
+    from tuibot.settings.trust import content_digest
 
     entries = store.all()
     if not entries:
@@ -162,11 +162,11 @@ def offer_at_start(
     if config_file is not None or not interactive(stdin, stderr):
         return  # before the imports: a script or pipe never pays for them
     from tuibot.commands.trust_changes import project_changes, render_changes
-    from tuibot.paths import DataPaths
-    from tuibot.project_config import read_project_file
-    from tuibot.settings_schema import ConfigError
+    from tuibot.settings.project import read_project_file
+    from tuibot.settings.schema import ConfigError
+    from tuibot.settings.trust import TrustStore
     from tuibot.store.jsonl import StorageError
-    from tuibot.trust import TrustStore
+    from tuibot.system.paths import DataPaths
 
     try:
         project = read_project_file(Path.cwd())
@@ -212,6 +212,6 @@ def confirm(question: str, stdin: TextIO, stderr: TextIO) -> bool:
 
 
 def _spelled(text: str) -> str:
-    from tuibot.project_config import spelled
+    from tuibot.settings.project import spelled
 
     return spelled(text)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tuibot.project_config import ProjectFile, spelled
+from tuibot.settings.project import ProjectFile, spelled
 
 ABSENT = "(absent)"
 """Shown for a key one side does not have (a free-form entry, a new provider's key)."""
@@ -103,7 +103,7 @@ def render_changes(project: ProjectFile, changes: list[Change]) -> list[str]:
 
 def named_entries(settings: Any) -> dict[str, dict[str, str]]:
     """Each table entry (``providers.local``) with the values a fresh entry would have."""
-    from tuibot.settings_schema import derived_fields, schema
+    from tuibot.settings.schema import derived_fields, schema
 
     entries: dict[str, dict[str, str]] = {}
     for name, key in schema(type(settings)).items():
@@ -122,7 +122,7 @@ def named_entries(settings: Any) -> dict[str, dict[str, str]]:
 
 def flat_settings(settings: Any) -> dict[str, str]:
     """Every effective value by dotted key, formatted as TOML, secrets masked."""
-    from tuibot.settings_schema import schema
+    from tuibot.settings.schema import schema
 
     flat: dict[str, str] = {}
     for name, key in schema(type(settings)).items():
@@ -137,8 +137,8 @@ def flat_settings(settings: Any) -> dict[str, str]:
 
 def _leaves(parts: tuple[str, ...], obj: Any) -> Iterator[tuple[str, str]]:
     from tuibot.commands.config import masked
-    from tuibot.settings_schema import dotted, schema
-    from tuibot.settings_values import format_value, mask
+    from tuibot.settings.schema import dotted, schema
+    from tuibot.settings.values import format_value, mask
 
     for name, key in schema(type(obj)).items():
         value, path = getattr(obj, name), (*parts, name)

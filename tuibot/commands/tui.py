@@ -33,8 +33,8 @@ def run(args: argparse.Namespace) -> int:
     if not sys.stdout.isatty():
         print("tuibot: the full-screen app needs a terminal; use `tuibot ask`.", file=sys.stderr)
         return 2
-    from tuibot.logs import configure_logging
-    from tuibot.paths import DataPaths
+    from tuibot.system.logs import configure_logging
+    from tuibot.system.paths import DataPaths
     from tuibot.tui.app import TuibotApp
 
     paths = DataPaths.default()

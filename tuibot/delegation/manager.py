@@ -33,7 +33,7 @@ from tuibot.delegation.giving import AUTHORIZE_KIND, NOTE, Giving
 from tuibot.delegation.journal import DelegationConflict, DelegationJournal
 from tuibot.delegation.limits import LimitChecks
 from tuibot.delegation.pauses import CONTINUE_KIND, Pauses
-from tuibot.delegation.records import Delegation, Limits
+from tuibot.delegation.records import Delegation, Limits, describe
 from tuibot.delegation.state import WorkState
 from tuibot.delegation.tree_limits import RootLimits
 from tuibot.events import TurnFinished
@@ -209,17 +209,3 @@ class DelegationManager:
             except (DelegationConflict, StorageError) as error:
                 log.warning("time of %s not saved at shutdown: %s", delegation_id, error)
         await state.cancel_tasks()
-
-
-def describe(record: Delegation) -> str:
-    """One line for lists: id, status, bot, usage against limits, task."""
-    used, limits = record.used(), record.limits
-    parts = [f"time {used.time_ms // 1000}/{limits.time_ms // 1000}s"]
-    if limits.steps is not None:
-        parts.append(f"steps {used.steps}/{limits.steps}")
-    if limits.budget_micros is not None:
-        parts.append(f"budget {used.cost_micros}/{limits.budget_micros}µ$")
-    pause = f" [paused: {record.pause.limit}]" if record.pause else ""
-    return f"{record.id}  {record.status:<11} {record.bot:<12} {', '.join(parts)}{pause}  " + (
-        record.task.splitlines()[0][:60] if record.task else ""
-    )

@@ -352,3 +352,17 @@ def _millis(fields: dict[str, Any], key: str, prefix: str) -> int:
     if not _is_int(value) or value < 0:
         raise RecordError(f"{prefix}{key} must be whole milliseconds >= 0, got {_shown(value)}")
     return value
+
+
+def describe(record: Delegation) -> str:
+    """One line for lists: id, status, bot, usage against limits, task."""
+    used, limits = record.used(), record.limits
+    parts = [f"time {used.time_ms // 1000}/{limits.time_ms // 1000}s"]
+    if limits.steps is not None:
+        parts.append(f"steps {used.steps}/{limits.steps}")
+    if limits.budget_micros is not None:
+        parts.append(f"budget {used.cost_micros}/{limits.budget_micros}µ$")
+    pause = f" [paused: {record.pause.limit}]" if record.pause else ""
+    return f"{record.id}  {record.status:<11} {record.bot:<12} {', '.join(parts)}{pause}  " + (
+        record.task.splitlines()[0][:60] if record.task else ""
+    )

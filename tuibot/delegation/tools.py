@@ -16,10 +16,10 @@ from tuibot.bots import BotError
 from tuibot.delegation.journal import DelegationStorageError
 from tuibot.delegation.manager import DelegationManager, DelegationRefused
 from tuibot.delegation.records import Limits, LimitsError
-from tuibot.tool_services import ToolServices, services_of
 from tuibot.toolkit.decorator import ToolSpec
 from tuibot.toolkit.decorator import tool as tool_decorator
 from tuibot.toolkit.scope import ToolScope, current_scope
+from tuibot.toolkit.services import ToolServices, services_of
 
 LIMITS_SCHEMA = {
     "type": "object",

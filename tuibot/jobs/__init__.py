@@ -6,7 +6,7 @@ crontab expression in a time zone). Definitions live in ``<data>/jobs.json``
 event loop (:mod:`tuibot.jobs.scheduler`), and each run is delegated work the bot gives
 itself (:mod:`tuibot.jobs.runs`), so limits, approvals, the task board and restart
 recovery hold for it as for any delegation. Only the process holding the single-instance
-lock (:mod:`tuibot.instance`) runs them, so no job runs twice.
+lock (:mod:`tuibot.system.instance`) runs them, so no job runs twice.
 
 Nothing here imports APScheduler at import time: ``tuibot ask`` never pays for it.
 """

@@ -16,10 +16,10 @@ from typing import TYPE_CHECKING, Any
 from tuibot.bots import BotError
 from tuibot.delegation.records import Limits, LimitsError
 from tuibot.delegation.tools import LIMITS_SCHEMA
-from tuibot.tool_services import ToolServices, services_of
 from tuibot.toolkit.decorator import ToolSpec
 from tuibot.toolkit.decorator import tool as tool_decorator
 from tuibot.toolkit.scope import ToolScope, current_scope
+from tuibot.toolkit.services import ToolServices, services_of
 
 if TYPE_CHECKING:  # the job modules load when the tool is called, not when it is offered
     from tuibot.jobs.records import Job

@@ -16,7 +16,7 @@ from tuibot.jobs.heartbeat import Heartbeat
 from tuibot.jobs.runs import JobRuns
 from tuibot.jobs.schedule import Clock
 from tuibot.jobs.scheduler import JobScheduler
-from tuibot.paths import config_home
+from tuibot.system.paths import config_home
 
 if TYPE_CHECKING:
     from tuibot.jobs.host import JobsHost

@@ -4,7 +4,8 @@ vLLM started without ``--enable-auto-tool-choice`` answers 400 (``"auto" tool ch
 requires --enable-auto-tool-choice and --tool-call-parser to be set``) to every request
 with ``tools``; llama.cpp's server without ``--jinja`` answers 500 (``tools param requires
 --jinja flag``), and older builds refuse tools on a stream (``Cannot use tools with
-stream``). Such a server can still serve an agent: the tool list goes into the system
+stream``); Ollama answers 400 (``gemma3:4b does not support tools``) for a model whose
+template has no tools. Such a server can still serve an agent: the tool list goes into the system
 prompt, the model writes its calls as ``<tool_call>`` text (read by
 :mod:`tuibot.llm.text_tools`), and earlier calls and results are replayed as text, since
 the server has no tool parser and maybe no template for them.
@@ -21,6 +22,7 @@ REFUSALS = (
     "--enable-auto-tool-choice",
     "tools param requires --jinja",
     "cannot use tools with stream",
+    "does not support tools",
 )
 """Words of the servers' own refusals (lower case); a bare 400 is not enough: it is as
 often a malformed request, and dropping the tools would hide the real error."""

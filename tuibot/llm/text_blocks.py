@@ -25,6 +25,7 @@ DS_CALL, DS_CALL_END, DS_SEP = "<｜tool▁call▁begin｜>", "<｜tool▁call�
 MARKERS = (
     "<tool_call>",
     "<function=",
+    '<function name="',
     "<|python_tag|>",
     "<|python_start|>",
     "[TOOL_CALLS]",
@@ -33,7 +34,9 @@ MARKERS = (
 _FIRST = {m[0] for m in MARKERS}
 _LONGEST = max(map(len, MARKERS))
 _NAME = re.compile(r"[A-Za-z_][\w.-]*")
-_FUNCTION_HEAD = re.compile(r"<function=([A-Za-z_][\w.-]*)>")
+_FUNCTION_HEAD = re.compile(r'<function(?:=([A-Za-z_][\w.-]*)| name="([A-Za-z_][\w.-]*)")>')
+_FUNCTION_PART = re.compile(r'<function(?:=(?:[A-Za-z_][\w.-]*)?| name="(?:[A-Za-z_][\w.-]*"?)?)\Z')
+"""An opening ``<function…>`` tag the stream has not finished yet."""
 _PARAMETER = re.compile(r"<parameter=([^>\s]+)>")
 _GLM_PAIR = re.compile(r"<arg_key>([^<]*)</arg_key>\s*<arg_value>")
 _MISTRAL = re.compile(r"([A-Za-z_][\w.-]*)(?:\[CALL_ID\][\w-]*)?(?:\[ARGS\])?")
@@ -72,9 +75,11 @@ def may_end_here(chunk: str) -> bool:
 
 def resolve(text: str, start: int, final: bool, offered: Offered) -> Resolved | None:
     """What the block opening at ``start`` is; None while it cannot be known yet."""
-    if text.startswith("<function=", start):
+    if text.startswith(("<function=", '<function name="'), start):
         return _function_block(text, start, final, offered)
     if text.startswith("[TOOL_CALLS]", start):
+        if text[_skip(text, start + len("[TOOL_CALLS]")) :][:1] in ("[", "{"):
+            return _mistral_json(text, start, final, offered)
         return _to_the_end(text, start, "[TOOL_CALLS]", final, offered, _mistral)
     opener = next(m for m in _CLOSED if text.startswith(m, start))
     closers, parse, open_end = _CLOSED[opener]
@@ -119,14 +124,14 @@ def _to_the_end(
 
 
 def _function_block(text: str, start: int, final: bool, offered: Offered) -> Resolved | None:
-    """``<function=NAME>`` with JSON (Functionary) or ``<parameter=…>`` (Qwen3-Coder) inside."""
+    """``<function=NAME>`` with JSON (Functionary) or ``<parameter=…>`` (Qwen3-Coder) inside;
+    ``<function name="NAME">`` with JSON (a variant llama.cpp's Hermes parser reads)."""
     head = _FUNCTION_HEAD.match(text, start)
     if head is None:
-        incomplete = _NAME.fullmatch(text, start + len("<function="))
-        if not final and (incomplete or len(text) == start + len("<function=")):
+        if not final and _FUNCTION_PART.match(text, start):
             return None
-        return Resolved(start + len("<function="), None)
-    name = head.group(1)
+        return Resolved(start + len("<function"), None)
+    name = head.group(1) or head.group(2)
 
     def parse(body: str, offered: Offered) -> Calls | None:
         call = _function_body(name, body, offered)
@@ -189,7 +194,8 @@ def _tool_call_body(body: str, offered: Offered) -> Calls | None:
     if head is not None:
         if not stripped.endswith("</function>"):
             return None
-        call = _function_body(head.group(1), stripped[head.end() : -len("</function>")], offered)
+        name = head.group(1) or head.group(2)
+        call = _function_body(name, stripped[head.end() : -len("</function>")], offered)
         return [call] if call else None
     return _glm(stripped, offered)
 
@@ -246,6 +252,21 @@ def _mistral(body: str, offered: Offered) -> Calls | None:
             return None
         calls.append(call)
     return calls
+
+
+def _mistral_json(text: str, start: int, final: bool, offered: Offered) -> Resolved | None:
+    """``[TOOL_CALLS]`` then a JSON list (or object) of calls: the block ends with the JSON,
+    so text after it (Mistral v3 models sometimes add a line) stays prose."""
+    body = _skip(text, start + len("[TOOL_CALLS]"))
+    value = json_value_at(text, body)
+    if value is None:
+        if not final:
+            return None
+        return _to_the_end(text, start, "[TOOL_CALLS]", final, offered, _mistral)
+    calls = offered.from_values([value[0]])
+    if calls is None:
+        return Resolved(start + len("[TOOL_CALLS]"), None)
+    return Resolved(value[1], calls)
 
 
 def _deepseek(body: str, offered: Offered) -> Calls | None:

@@ -3,8 +3,10 @@
 These forms have no marker a model writes only to call a tool — JSON and Python lists
 also appear in ordinary answers — so they are calls only when they are all there is:
 Llama 3.x JSON objects (``;``-separated for parallel calls), a pythonic list,
-Firefunction's ``functools[…]``, Functionary's ``>>>name`` segments, or a fence tagged
-json/xml around any of them. A sentence with JSON in it is never a call.
+Firefunction's ``functools[…]``, Functionary's ``>>>name`` segments, the JSON calls
+Hermes-style models wrap in ``<response>``, ``<tools>``, ``<function_call>`` or ``<json>``
+instead of ``<tool_call>`` (llama.cpp's Hermes 2 Pro parser accepts them too), or a fence
+tagged json/xml around any of them. A sentence with JSON in it is never a call.
 """
 
 from __future__ import annotations
@@ -21,7 +23,10 @@ _FENCE_TAGS = {"", "json", "xml", "tool_call"}
 _FENCE_HEAD = re.compile(r"\A\s*```([\w-]*)")
 _FUNCTOOLS = re.compile(r"\A\s*functools(\[.*\])\s*\Z", re.S)
 _SEGMENT = re.compile(r">>>([A-Za-z_][\w.-]*)\n")
-_PREFIXES = ("{", "[", "```", "functools", ">>>")
+_WRAPPERS = ("response", "tools", "tool", "function_call", "json", "JSON")
+_WRAPPED = re.compile(r"\A\s*<(" + "|".join(_WRAPPERS) + r")>(.*)</\1>\s*\Z", re.S)
+_WRAP_HEAD = re.compile(r"<(" + "|".join(_WRAPPERS) + r")>")
+_PREFIXES = ("{", "[", "```", "functools", ">>>", *(f"<{w}>" for w in _WRAPPERS))
 
 Inner = Callable[[str], "tuple[str, list[TextToolCall]]"]
 
@@ -59,6 +64,10 @@ def whole_answer(text: str, offered: Offered, inner: Inner) -> Whole | None:
         return Whole(calls) if calls else None
     if stripped.startswith(">>>"):
         return _functionary(stripped, offered)
+    if wrapped := _WRAPPED.match(text):
+        values = json_sequence(wrapped.group(2))
+        calls = offered.from_values(values) if values else None
+        return Whole(calls) if calls else None
     return None
 
 
@@ -103,7 +112,25 @@ def may_be_whole(text: str, offered: Offered) -> bool:
         return _python_may_be_calls(stripped)
     if stripped.startswith("```"):
         return _fence_may_be_call(text)
+    if wrap := _WRAP_HEAD.match(stripped):
+        return _wrapped_may_be_call(stripped[wrap.end() :], wrap.group(1), offered)
     return stripped.startswith(("functools", ">>>"))
+
+
+def _wrapped_may_be_call(body: str, tag: str, offered: Offered) -> bool:
+    """After ``<response>`` and the like: JSON calls, then the closing tag, then nothing."""
+    body = body.lstrip()
+    if not body:
+        return True
+    if body[0] != "{":
+        return False
+    value = json_value_at(body, 0)
+    if value is None:
+        return True  # still streaming (or broken: then it is shown when the answer ends)
+    if offered.from_values([value[0]]) is None:
+        return False
+    rest, closer = body[value[1] :].strip(), f"</{tag}>"
+    return closer.startswith(rest) or rest == closer or rest.startswith(("{", ";"))
 
 
 def _json_may_be_calls(text: str, offered: Offered) -> bool:

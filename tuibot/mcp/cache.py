@@ -11,12 +11,11 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
-from tuibot.settings_mcp import McpServerSettings
+from tuibot.settings.mcp import McpServerSettings
+from tuibot.store.atomic import replace_file
 
 log = logging.getLogger("tuibot.mcp")
 
@@ -71,10 +70,7 @@ class ToolCache:
             for old in target.parent.glob(f"{server.name}-*.json"):
                 if old != target:
                     old.unlink(missing_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".tools-", suffix=".tmp")
-            with os.fdopen(fd, "w", encoding="utf-8") as out:
-                body = {"server": server.name, "tools": tools, "prompts": prompts or []}
-                json.dump(body, out, ensure_ascii=False)
-            os.replace(tmp, target)
+            body = {"server": server.name, "tools": tools, "prompts": prompts or []}
+            replace_file(target, json.dumps(body, ensure_ascii=False).encode("utf-8"))
         except OSError as error:
             log.warning("MCP tool list of %s not cached: %s", server.name, error)

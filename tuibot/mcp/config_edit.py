@@ -10,8 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tuibot.settings_mcp import SERVER_NAME
-from tuibot.settings_schema import ConfigError
+from tuibot.settings.mcp import SERVER_NAME
+from tuibot.settings.schema import ConfigError
 
 
 def add_server(path: Path, name: str, body: dict[str, Any]) -> None:
@@ -63,9 +63,8 @@ def _servers(doc: Any, *, create: bool) -> Any:
 def _edit(path: Path, change: Any) -> None:
     import tomlkit
 
-    from tuibot import config_io
-    from tuibot.project_config import carry_trust
-    from tuibot.settings import settings_from
+    from tuibot.settings import config_io, settings_from
+    from tuibot.settings.project import carry_trust
 
     doc = config_io.read_document(path) if path.exists() else tomlkit.document()
     before = doc.as_string().encode("utf-8") if path.exists() else None

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
-from tuibot.settings_mcp import McpServerSettings
+from tuibot.settings.mcp import McpServerSettings
 
 log = logging.getLogger("tuibot.mcp")
 

@@ -26,7 +26,7 @@ from tuibot.mcp.prompts import (
     untrusted_prompt_line,
 )
 from tuibot.mcp.tools import build_specs, result_text
-from tuibot.settings_mcp import McpServerSettings
+from tuibot.settings.mcp import McpServerSettings
 from tuibot.toolkit.decorator import ToolSpec
 
 log = logging.getLogger("tuibot.mcp")
@@ -326,7 +326,7 @@ async def _no_call(tool: str, arguments: dict[str, Any]) -> str:
 
 def keyring_secret(credential: str) -> str | None:
     """A header credential from its environment variable or the keyring (then masked)."""
-    from tuibot.secrets import KeyringUnavailable, remember_secret, resolve_api_key
+    from tuibot.system.secrets import KeyringUnavailable, remember_secret, resolve_api_key
 
     try:
         value = resolve_api_key(credential)

@@ -13,7 +13,7 @@ import re
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from tuibot.settings_mcp import McpServerSettings
+from tuibot.settings.mcp import McpServerSettings
 from tuibot.toolkit.decorator import ToolSpec
 from tuibot.toolkit.sizes import clip_output
 from tuibot.visible import visible

@@ -11,19 +11,17 @@ running servers keep running.
 from __future__ import annotations
 
 import asyncio
-import logging
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tuibot.settings_mcp import McpServerSettings
+from tuibot.settings.mcp import McpServerSettings
+from tuibot.toolkit.watching import BackgroundWatch
 
 if TYPE_CHECKING:
     from tuibot.events import NoticeLevel
     from tuibot.mcp.manager import McpManager
     from tuibot.settings import Settings
-
-log = logging.getLogger("tuibot.mcp")
 
 Servers = dict[str, McpServerSettings]
 DEBOUNCE_MS = 200
@@ -35,8 +33,8 @@ def config_to_watch(settings: Settings) -> tuple[Path, Path | None]:
 
     The file in use, or the home config (not there yet) when tuibot runs on defaults.
     """
-    from tuibot import paths
-    from tuibot.project_config import PROJECT_FILE
+    from tuibot.settings.project import PROJECT_FILE
+    from tuibot.system import paths
 
     home = paths.config_home() / "config.toml"
     used = settings.files[0] if settings.files else None
@@ -53,8 +51,11 @@ def reread_servers(settings: Settings, explicit: Path | None) -> Servers:
     return load_settings(explicit, cwd=settings.cwd).mcp.servers
 
 
-class ConfigWatcher:
+class ConfigWatcher(BackgroundWatch):
     """Watches one config file; each change re-reads the servers and applies them."""
+
+    task_name = "mcp-config"
+    recursive = False
 
     def __init__(
         self,
@@ -63,56 +64,32 @@ class ConfigWatcher:
         apply: Callable[[Servers], Awaitable[list[str]]],
         notify: Callable[[NoticeLevel, str], None],
     ) -> None:
+        super().__init__(DEBOUNCE_MS)
         self.path = path
         self.reread = reread
         self.apply = apply
         self.notify = notify
-        self.ready = asyncio.Event()
-        """Set once watching (tests wait for it before they write)."""
-        self._stop = asyncio.Event()
-        self._task: asyncio.Task[None] | None = None
 
-    def start(self) -> None:
-        """Begin watching in a background task on the running loop."""
-        if self._task is None:
-            self._task = asyncio.get_running_loop().create_task(self._run(), name="mcp-config")
+    def roots(self) -> list[Path]:
+        """The file's folder, made if missing (the home config may not exist yet)."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        return [self.path.parent]
 
-    async def stop(self) -> None:
-        """Stop watching and wait for the task to end."""
-        self._stop.set()
-        if self._task is not None:
-            self._task.cancel()
-            await asyncio.gather(self._task, return_exceptions=True)
-            self._task = None
+    def relevant(self, path: Path) -> bool:
+        """Only the config file itself."""
+        return path.name == self.path.name
 
-    async def _run(self) -> None:
-        from watchfiles import awatch
+    async def on_changes(self, paths: list[Path]) -> None:
+        """Any batch of changes to the file is one re-read."""
+        await self.changed()
 
-        folder = self.path.parent
-        while not self._stop.is_set():
-            try:
-                folder.mkdir(parents=True, exist_ok=True)
-                watcher = awatch(
-                    folder,
-                    watch_filter=lambda _change, raw: Path(raw).name == self.path.name,
-                    debounce=DEBOUNCE_MS,
-                    step=20,
-                    stop_event=self._stop,
-                    recursive=False,
-                )
-                self.ready.set()
-                async for _changes in watcher:
-                    await self.changed()
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:  # the watcher must outlive anything
-                log.debug("config watcher failed", exc_info=True)
-                self.notify("error", f"config watcher restarted: {exc}")
-                await asyncio.sleep(1)
+    def report(self, message: str) -> None:
+        """A failed watcher is an error notice; it restarts by itself."""
+        self.notify("error", f"config watcher restarted: {message}")
 
     async def changed(self) -> None:
         """Re-read the file and apply its servers; a bad file is a notice, nothing more."""
-        from tuibot.settings_schema import ConfigError
+        from tuibot.settings.schema import ConfigError
 
         try:
             servers = await asyncio.to_thread(self.reread)

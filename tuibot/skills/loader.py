@@ -92,6 +92,6 @@ def load_skills(
 
 def default_roots() -> list[tuple[str, Path]]:
     """Bundled skills first, then the user's, so a user skill overrides by name."""
-    from tuibot.paths import bundled_dir, config_home
+    from tuibot.system.paths import bundled_dir, config_home
 
     return [("bundled", bundled_dir("skills")), ("user", config_home() / "skills")]

@@ -5,7 +5,7 @@ processes (``tuibot ask --chat X`` twice, or ``ask`` beside the app) would still
 interleave, each answering a history without the other's turn. So a turn also holds
 ``.<id>.jsonl.lock`` next to the chat file for as long as it runs.
 
-The lock is :class:`tuibot.instance.InstanceLock` on that file — ``flock``, dropped by
+The lock is :class:`tuibot.system.instance.InstanceLock` on that file — ``flock``, dropped by
 the kernel when its holder dies, and the holder's PID written inside for messages — so
 the two locks share one tested mechanism. Here ``flock`` alone decides
 (``content_decides=False``): taking the lock costs no ``fsync`` and no ``psutil``
@@ -24,7 +24,7 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 
-from tuibot.instance import Holder, InstanceLock
+from tuibot.system.instance import Holder, InstanceLock
 
 POLL_S = 0.1
 """How often a waiting turn tries the lock again: the longest a freed chat stays idle."""

@@ -163,6 +163,12 @@ def _record_checker() -> Check:
     def check(record: dict[str, Any]) -> str | None:
         nonlocal seen_header
         kind = record.get("type")
+        if kind == "message":  # nearly every line: first
+            message = record.get("message")
+            if not isinstance(message, dict):
+                return "message record without a message object"
+            role = message.get("role")
+            return None if isinstance(role, str) and role else 'message without a "role"'
         if kind == "chat":
             if seen_header:
                 return "a second chat header"
@@ -177,16 +183,24 @@ def _record_checker() -> Check:
             ok = isinstance(upto, int) and not isinstance(upto, bool) and upto >= 0
             ok = ok and isinstance(summary, str) and bool(summary)
             return None if ok else "compaction record without an 'upto' and a 'summary'"
-        if kind != "message":
-            return f"unknown record type {kind!r}"
-        message = record.get("message")
-        if not isinstance(message, dict):
-            return "message record without a message object"
-        if not isinstance(message.get("role"), str) or not message["role"]:
-            return 'message without a "role"'
-        return None
+        return f"unknown record type {kind!r}"
 
     return check
+
+
+def _by_type(
+    records: list[dict[str, Any]],
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]]:
+    """The consolidation marks, compactions and messages of a chat file, each in order.
+
+    One pass: a long chat is loaded at every turn.
+    """
+    found: dict[Any, list[dict[str, Any]]] = {"consolidated": [], "compaction": [], "message": []}
+    for record in records:
+        kind = found.get(record.get("type"))
+        if kind is not None:
+            kind.append(record)
+    return found["consolidated"], found["compaction"], found["message"]
 
 
 def meta_from_header(chat_id: str, header: dict[str, Any], updated: float) -> ChatMeta:
@@ -371,9 +385,7 @@ class ChatStore:
             if header is None:
                 problems.append(LineProblem(0, "", "no chat header; rebuilt from the file name"))
                 header = _header(meta_from_header(chat_id, {}, path.stat().st_mtime))
-            marks = [r for r in result.records if r.get("type") == "consolidated"]
-            compactions = [r for r in result.records if r.get("type") == "compaction"]
-            records = [r for r in result.records if r.get("type") == "message"]
+            marks, compactions, records = _by_type(result.records)
             repaired, added, at_end = repair_records(records)
             if not readonly and (not in_place or (added and not at_end)):
                 rewrite_lines(path, [header, *repaired, *marks[-1:], *compactions])

@@ -86,7 +86,8 @@ def repair_records(records: list[dict[str, Any]]) -> tuple[list[dict[str, Any]],
     added, at_end, i = 0, True, 0
     while i < len(records):
         out.append(records[i])
-        calls = _tool_calls(records[i]["message"])
+        message = records[i]["message"]
+        calls = _tool_calls(message) if message.get("tool_calls") else []  # most have none
         i += 1
         answered = set()
         while calls and i < len(records) and records[i]["message"].get("role") == "tool":

@@ -319,19 +319,39 @@ def _parse_line(raw: bytes, check: Check | None) -> tuple[dict[str, Any] | None,
     return (None, reason) if reason else (value, "")
 
 
+_DECODER = json.JSONDecoder()
+"""The decoder ``json.loads`` uses when given no options (see :func:`_parse`)."""
+
+
 def _parse(data: bytes, check: Check | None) -> _Parsed:
-    """Split on ``\\n`` only (never ``splitlines``: JSON text may hold U+2028 or \\r)."""
+    """Split on ``\\n`` only (never ``splitlines``: JSON text may hold U+2028 or \\r).
+
+    A long chat is loaded at every turn, so the common line takes a short path: one
+    ``raw_decode`` that must consume the whole line (what ``json.loads`` does, less its
+    per-call checks). Anything else — bad UTF-8, leading or trailing whitespace, invalid
+    JSON, a non-object — goes through :func:`_parse_line` for the exact reason.
+    """
     pieces = data.split(b"\n")
     tail = pieces.pop()  # b"" when the file ends in a newline
     parsed = _Parsed(ReadResult([], []), [])
+    records, kept, raw_decode = parsed.result.records, parsed.kept, _DECODER.raw_decode
     last = len(pieces) + 1
     for number, raw in enumerate([*pieces, tail] if tail else pieces, start=1):
         if not raw or raw.isspace():
             continue
-        record, reason = _parse_line(raw, check)
+        try:
+            text = raw.decode("utf-8")
+            value, end = raw_decode(text)
+        except (ValueError, RecursionError):  # UnicodeDecodeError, JSONDecodeError
+            value, end, text = None, -1, ""
+        if end == len(text) and type(value) is dict:  # check is called once a line
+            reason = (check(value) if check is not None else None) or ""
+            record = None if reason else value
+        else:
+            record, reason = _parse_line(raw, check)
         if record is not None:
-            parsed.result.records.append(record)
-            parsed.kept.append(raw)
+            records.append(record)
+            kept.append(raw)
             continue
         if number == last and reason.startswith(("invalid JSON", "not valid UTF-8")):
             reason = f"incomplete last line, a write was cut off ({reason})"

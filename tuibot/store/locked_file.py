@@ -1,6 +1,6 @@
 """One small JSON file shared by every tuibot process, changed only under a lock file.
 
-``grants.json`` (:mod:`tuibot.grants`) and ``jobs.json`` (:mod:`tuibot.jobs.store`) make
+``grants.json`` (:mod:`tuibot.approvals.grants`) and ``jobs.json`` (:mod:`tuibot.jobs.store`) make
 the same promises, so they keep them here, once:
 
 - Nothing is read until first use; a missing or blank file is the empty document.

@@ -30,7 +30,7 @@ Notify = Callable[[NoticeLevel, str], None]
 
 def default_folders() -> list[tuple[Path, str]]:
     """The bundled ``tools/`` folder, then the user's in the config home."""
-    from tuibot.paths import bundled_dir, config_home
+    from tuibot.system.paths import bundled_dir, config_home
 
     return [(bundled_dir("tools"), "bundled"), (config_home() / "tools", "user")]
 

@@ -18,12 +18,12 @@ from tuibot.toolkit.gating import normalize_names, unavailable_reason
 from tuibot.toolkit.schema import JSONSchema, build_parameters, parse_docstring
 
 if TYPE_CHECKING:
-    from tuibot.permissions import Permission
+    from tuibot.approvals.permissions import Permission
 
 F = TypeVar("F", bound=Callable[..., Any])
 ConfirmRule = bool | str | Callable[[dict[str, Any]], "bool | str | Permission | None"]
 """When a call needs a human's approval: always, never, or decided from its arguments
-(a function may return a :class:`~tuibot.permissions.Permission` saying exactly what is
+(a function may return a :class:`~tuibot.approvals.permissions.Permission` saying exactly what is
 asked and what an "always" answer covers)."""
 
 _NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
@@ -87,7 +87,7 @@ class ToolSpec:
         A plain ``True`` or message asks with the tool-wide key ``tool:NAME``; a request
         hiding characters anywhere in its arguments can only be allowed once.
         """
-        from tuibot.permissions import Permission
+        from tuibot.approvals.permissions import Permission
 
         try:
             rule = self.confirm(arguments) if callable(self.confirm) else self.confirm

@@ -17,7 +17,7 @@ import fnmatch
 import json
 from pathlib import Path
 
-from tuibot.permissions import Permission, host_key
+from tuibot.approvals.permissions import Permission, host_key
 from tuibot.toolkit.scope import hosts_allowed, secret_patterns
 from tuibot.toolkit.workspace import resolve_in_workspace
 

@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tuibot.paths import bundled_dir, config_home, data_home, log_home
 from tuibot.store.atomic import replace_file, write_into
+from tuibot.system.paths import bundled_dir, config_home, data_home, log_home
 from tuibot.toolkit import beneath as beneath_fs
 from tuibot.toolkit.guarded_files import (
     GIT,
@@ -40,7 +40,7 @@ from tuibot.toolkit.guarded_files import (
 from tuibot.toolkit.workspace import current_workspace, resolve_in_workspace
 
 if TYPE_CHECKING:
-    from tuibot.permissions import Permission
+    from tuibot.approvals.permissions import Permission
 
 PROMPT_FILES = frozenset({"AGENTS.md", "SOUL.md", "USER.md", "TOOLS.md", "HEARTBEAT.md"})
 """Config-home files that go into every prompt."""
@@ -139,7 +139,7 @@ def confirm_protected(verb: str) -> Callable[[dict[str, Any]], Permission | None
     A grant covers that file (or a folder the person chooses explicitly). A path the
     guard refuses needs no question: the tool itself refuses it.
     """
-    from tuibot.permissions import Permission
+    from tuibot.approvals.permissions import Permission
 
     def rule(arguments: dict[str, Any]) -> Permission | None:
         raw = arguments.get("path")

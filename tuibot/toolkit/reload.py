@@ -18,6 +18,7 @@ from pathlib import Path
 
 from tuibot.toolkit.catalog import ToolCatalog
 from tuibot.toolkit.threads import run_in_daemon_thread
+from tuibot.toolkit.watching import BackgroundWatch
 
 log = logging.getLogger("tuibot.tools")
 
@@ -29,8 +30,10 @@ LOAD_TIMEOUT = 10.0
 import has its own, shorter limit (``tools.import_timeout``), so this is a backstop."""
 
 
-class ToolReloader:
+class ToolReloader(BackgroundWatch):
     """Watches the catalogue's folders and state file; ``start()`` once, ``stop()`` at exit."""
+
+    task_name = "tool-reload"
 
     def __init__(
         self,
@@ -39,28 +42,11 @@ class ToolReloader:
         debounce_ms: int = DEBOUNCE_MS,
         also: Sequence[tuple[Path, Callable[[], object]]] = (),
     ) -> None:
+        super().__init__(debounce_ms)
         self.catalog = catalog
         self.also = list(also)
         """Other folders to watch, each with what to call when something in it changes
         (the skill folders: re-read them at once, so a broken skill is reported on save)."""
-        self.debounce_ms = debounce_ms
-        self._stop = asyncio.Event()
-        self._task: asyncio.Task[None] | None = None
-        self.ready = asyncio.Event()
-        """Set once the watcher is running (tests wait for it before writing files)."""
-
-    def start(self) -> None:
-        """Begin watching in a background task on the running loop."""
-        if self._task is None:
-            self._task = asyncio.get_running_loop().create_task(self._run(), name="tool-reload")
-
-    async def stop(self) -> None:
-        """Stop watching and wait for the task to end."""
-        self._stop.set()
-        if self._task is not None:
-            self._task.cancel()
-            await asyncio.gather(self._task, return_exceptions=True)
-            self._task = None
 
     def roots(self) -> list[Path]:
         """What to watch: each folder, or its nearest existing ancestor if not created yet."""
@@ -82,27 +68,13 @@ class ToolReloader:
             return True
         return self.catalog.entry_for(path) is not None and "__pycache__" not in path.parts
 
-    async def _run(self) -> None:
-        from watchfiles import awatch
+    async def on_changes(self, paths: list[Path]) -> None:
+        """A batch of saved, added or removed files: reload what they belong to."""
+        await self.apply(paths)
 
-        while not self._stop.is_set():
-            try:
-                watcher = awatch(
-                    *self.roots(),
-                    watch_filter=lambda _change, raw: self.relevant(Path(raw)),
-                    debounce=self.debounce_ms,
-                    step=20,
-                    stop_event=self._stop,
-                )
-                self.ready.set()
-                async for changes in watcher:
-                    await self.apply(Path(raw) for _change, raw in changes)
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:  # the watcher must outlive anything
-                log.debug("tool watcher failed", exc_info=True)
-                self.catalog.notify("error", f"tool reload watcher restarted: {exc}")
-                await asyncio.sleep(1)
+    def report(self, message: str) -> None:
+        """A failed watcher is an error notice; it restarts by itself."""
+        self.catalog.notify("error", f"tool reload watcher restarted: {message}")
 
     async def apply(self, paths: Iterable[Path]) -> None:
         """Reload the entries these changed paths belong to; re-read the state if touched."""

@@ -48,7 +48,7 @@ class ToolScope:
     record to name the ``delegate`` call that gave the work."""
     services: object = None
     """The engine, for the engine's own tools (memory, delegation, cron), which read it
-    only through :func:`tuibot.tool_services.services_of`; opaque to the framework. None
+    only through :func:`tuibot.toolkit.services.services_of`; opaque to the framework. None
     in tests that run plugins alone."""
 
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tuibot.paths import data_home
 from tuibot.store.atomic import replace_file
+from tuibot.system.paths import data_home
 
 STATE_FILE = "tool_state.json"
 

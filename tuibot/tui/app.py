@@ -45,8 +45,8 @@ from tuibot.tui.work import WorkCommands
 
 if TYPE_CHECKING:
     from tuibot.engine import Engine
-    from tuibot.paths import DataPaths
     from tuibot.settings import Settings
+    from tuibot.system.paths import DataPaths
 
 PANES = {
     "chats": "#chats",
@@ -253,12 +253,12 @@ class TuibotApp(
             from tuibot.store.chats import ChatNotFound
 
             try:
-                self.current_chat = engine.chats.resolve(self.current_chat)
+                self.current_chat = engine.view.resolve(self.current_chat)
             except ChatNotFound as error:
                 self.notify(str(error), severity="error")
                 self.current_chat = None
         if self.current_chat is None:
-            chats = [meta for meta in engine.chats.list() if meta.kind == "direct"]
+            chats = [meta for meta in engine.view.chats() if meta.kind == "direct"]
             self.current_chat = chats[0].id if chats else None  # newest first
         if self.current_chat is not None:
             self.open_chat(self.current_chat)
@@ -286,8 +286,8 @@ class TuibotApp(
         """A description of what is running, or "" when nothing is."""
         if self.engine is None:
             return ""
-        chats = [meta.id for meta in self.engine.chats.list() if self.engine.busy(meta.id)]
-        live = sum(1 for record in self.engine.delegations.journal.all() if record.is_open)
+        chats = [meta.id for meta in self.engine.view.chats() if self.engine.busy(meta.id)]
+        live = sum(1 for record in self.engine.view.delegations() if record.is_open)
         parts = []
         if chats:
             parts.append(f"{len(chats)} chat{'s' if len(chats) != 1 else ''}")
@@ -322,7 +322,7 @@ class TuibotApp(
             self.pane_guard.run("conversation", self.conversation.apply, event)
             self.refresh_chat_status()
         self.status.session_usage = self.session.total
-        self.status.pending = len(self.engine.approvals.pending()) if self.engine else 0
+        self.status.pending = self.engine.view.pending_count() if self.engine else 0
         if isinstance(event, ApprovalRequested | ApprovalDecided):
             self.on_approval_event(event)
             self._leave_empty_approvals()
@@ -405,7 +405,7 @@ class TuibotApp(
         from tuibot.tui.screens.grants import GrantsScreen
 
         if self.engine is not None:
-            self.push_screen(GrantsScreen(self.engine.approvals))
+            self.push_screen(GrantsScreen(self.engine))
 
     def action_jobs(self) -> None:
         from tuibot.tui.screens.jobs import JobsScreen

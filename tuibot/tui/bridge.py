@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from tuibot.events import Event, ReasoningDelta, TextDelta
-from tuibot.masking import Masked
+from tuibot.system.masking import Masked
 from tuibot.tui.messages import EngineEvent, StreamBatch
 
 if TYPE_CHECKING:

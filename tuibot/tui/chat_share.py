@@ -1,9 +1,10 @@
 """The app's find, fork and export commands for the chats pane.
 
 A mixin of :class:`~tuibot.tui.app.TuibotApp` (see :mod:`tuibot.tui.chats` for why
-handlers are plain methods). Searching keeps one :class:`ChatSearch`, so its cache of
-chat files makes the next search fast; forking and exporting use the same store
-functions as ``tuibot chats fork|export``.
+handlers are plain methods). Searching goes through ``engine.view.search``, whose one
+index of chat files makes the next search fast; forking and exporting use the same store
+functions as ``tuibot chats fork|export`` (through ``engine.fork_chat`` and
+``engine.view.markdown``).
 """
 
 from __future__ import annotations
@@ -20,7 +21,6 @@ if TYPE_CHECKING:
     from textual.app import App
 
     from tuibot.engine import Engine
-    from tuibot.store.search import ChatSearch
 
     _AppBase = App[int]
 else:
@@ -36,8 +36,6 @@ class ShareCommands(_AppBase):
 
         def open_chat(self, chat: str) -> None: ...
 
-    _chat_search: ChatSearch | None = None
-
     def on_chat_list_search_requested(self, message: ChatList.SearchRequested) -> None:
         self.search_chats()
 
@@ -50,15 +48,12 @@ class ShareCommands(_AppBase):
     @work(group="dialogs", exclusive=True, exit_on_error=False)
     async def search_chats(self) -> None:
         """Ask for words, open the chat picked from the results."""
-        from tuibot.store.search import ChatSearch
         from tuibot.tui.screens.search import SearchScreen
 
         engine = self.engine
         if engine is None:
             return
-        if self._chat_search is None or self._chat_search.store is not engine.chats:
-            self._chat_search = ChatSearch(engine.chats)
-        chat = await self.push_screen_wait(SearchScreen(self._chat_search))
+        chat = await self.push_screen_wait(SearchScreen(engine.view))
         if chat is not None:
             self.open_chat(chat)
 
@@ -66,7 +61,6 @@ class ShareCommands(_AppBase):
     async def fork_chat(self, chat: str) -> None:
         """Copy the chat's first N messages (all by default) to a new chat and open it."""
         from tuibot.store.chats import ChatNotFound
-        from tuibot.store.fork import fork_chat
         from tuibot.store.jsonl import StorageError
         from tuibot.tui.screens.prompt import PromptScreen
 
@@ -74,7 +68,7 @@ class ShareCommands(_AppBase):
         if engine is None:
             return
         try:
-            count = len(engine.chats.load(chat, readonly=True).messages)
+            count = len(engine.view.transcript(chat).messages)
         except (ChatNotFound, StorageError) as error:
             self.notify(f"Cannot fork the chat: {error}", severity="error", markup=False)
             return
@@ -84,7 +78,7 @@ class ShareCommands(_AppBase):
             return
         try:
             at = int(answer) if answer.strip() else None
-            meta = fork_chat(engine.chats, chat, at)
+            meta = engine.fork_chat(chat, at)
         except ValueError:
             self.notify(f"Give a number from 1 to {count}.", severity="error", markup=False)
             return
@@ -100,7 +94,6 @@ class ShareCommands(_AppBase):
         """Write the chat as Markdown to a file the person names (asks before replacing)."""
         from tuibot.store.chats import ChatNotFound
         from tuibot.store.jsonl import StorageError
-        from tuibot.store.markdown_export import chat_markdown
         from tuibot.tui.screens.confirm import ConfirmScreen
         from tuibot.tui.screens.prompt import PromptScreen
 
@@ -117,7 +110,7 @@ class ShareCommands(_AppBase):
             if not await self.push_screen_wait(ConfirmScreen(question, yes="Replace")):
                 return
         try:
-            target.write_text(chat_markdown(engine.chats.load(chat, readonly=True)), "utf-8")
+            target.write_text(engine.view.markdown(chat), "utf-8")
         except (ChatNotFound, StorageError, OSError) as error:
             self.notify(f"Cannot export the chat: {error}", severity="error", markup=False)
             return

@@ -66,12 +66,12 @@ class ChatCommands(_AppBase):
         from tuibot.store.jsonl import StorageError
 
         try:
-            loaded = engine.chats.load(chat, readonly=True)
+            loaded = engine.view.transcript(chat)
         except (ChatNotFound, StorageError) as error:
             self.notify(f"Cannot open that chat: {error}", severity="error")
             return
         self.current_chat = chat
-        messages = loaded.messages
+        messages = list(loaded.messages)
         if loaded.repaired and engine.busy(chat):
             from tuibot.tui.widgets.history import still_running
 
@@ -152,12 +152,10 @@ class ChatCommands(_AppBase):
         commands = [(name, help) for name, help in BUILTIN_HELP.items() if name.islower()]
         engine = self.engine
         if engine is not None:
-            for name in engine.tools.names():
-                spec = engine.tools.get(name)
-                summary = spec.description.splitlines()[0] if spec and spec.description else ""
-                commands.append((f"/{name}", summary))
-            mcp = getattr(engine, "mcp", None)
-            for usage, about in mcp.prompt_usages() if mcp is not None else []:
+            for spec in engine.view.tools():
+                summary = spec.description.splitlines()[0] if spec.description else ""
+                commands.append((f"/{spec.name}", summary))
+            for usage, about in engine.view.mcp_prompts():
                 name, _, takes = usage.partition(" ")
                 commands.append((name, " — ".join(filter(None, [takes, about]))))
         return commands
@@ -173,7 +171,7 @@ class ChatCommands(_AppBase):
         if engine is None or chat is None:
             return False
         now = time.monotonic()
-        live = [r for r in engine.delegations.journal.children(chat) if r.is_open]
+        live = engine.view.given_by(chat, open_only=True)
         if live and now - self._last_escape < SECOND_ESCAPE_S:
             self._last_escape = 0.0
             engine.cancel(chat, delegations=True)
@@ -233,7 +231,7 @@ class ChatCommands(_AppBase):
         from tuibot.store.jsonl import StorageError
 
         try:
-            engine.chats.set_title(message.chat, title.strip())
+            engine.rename_chat(message.chat, title.strip())
         except (ChatNotFound, StorageError) as error:
             self.notify(f"Cannot rename the chat: {error}", severity="error")
             return
@@ -246,7 +244,7 @@ class ChatCommands(_AppBase):
         engine = self.engine
         if engine is None:
             return
-        live = [r for r in engine.delegations.journal.children(message.chat) if r.is_open]
+        live = engine.view.given_by(message.chat, open_only=True)
         question = f"Delete the chat {message.title!r}?"
         if live:
             question += f" Its {len(live)} running delegation(s) are cancelled."
@@ -266,7 +264,7 @@ class ChatCommands(_AppBase):
     def _open_another(self) -> None:
         """The chat shown is gone: show the most recent direct chat, or nothing."""
         engine = self.engine
-        direct = [m.id for m in engine.chats.list() if m.kind == "direct"] if engine else []
+        direct = [m.id for m in engine.view.chats() if m.kind == "direct"] if engine else []
         if direct:
             self.open_chat(direct[0])
             return
@@ -281,7 +279,7 @@ class ChatCommands(_AppBase):
         engine = self.engine
         if engine is None:
             return
-        names = ", ".join(bot.name for bot in engine.bots.all())
+        names = ", ".join(bot.name for bot in engine.view.bots())
         name = await self.push_screen_wait(
             PromptScreen(f"Pin the chat to which bot? ({names}; empty unpins)")
         )

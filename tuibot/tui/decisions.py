@@ -65,7 +65,7 @@ class DecisionCommands(_AppBase):
     def _announce(self, event: ApprovalRequested) -> None:
         """Make a new request noticed when the person is not looking at the queue."""
         engine = self.engine
-        if engine is None or not any(r.id == event.request_id for r in engine.approvals.pending()):
+        if engine is None or not engine.view.is_pending(event.request_id):
             return  # answered before it reached the screen: nothing to call attention to
         pane = self.query_one(ApprovalsPane)
         now = time.monotonic()

@@ -176,7 +176,7 @@ class LookCommands(_AppBase):
 
     def config_target(self) -> Path:
         """The config file in use, or the config home's ``config.toml`` (as ``config set``)."""
-        from tuibot.paths import config_home
+        from tuibot.system.paths import config_home
 
         return self.settings.files[0] if self.settings.files else config_home() / "config.toml"
 

@@ -46,7 +46,7 @@ class ModelCommands(_AppBase):
         from tuibot.store.jsonl import StorageError
 
         try:
-            meta = engine.chats.meta(chat)
+            meta = engine.view.chat(chat)
         except (ChatNotFound, StorageError):
             return
         model, _ = engine.model_of(meta)
@@ -84,8 +84,8 @@ class ModelCommands(_AppBase):
         if engine is None or not chat:
             self.notify("Open a chat first.", severity="warning")
             return
-        names = list(engine.settings.providers)
-        current = engine.chats.meta(chat).provider or None
+        names = list(engine.view.settings.providers)
+        current = engine.view.chat(chat).provider or None
         picked = await self.push_screen_wait(PickScreen("Provider for this chat", names, current))
         if picked is None:
             return

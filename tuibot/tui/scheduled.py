@@ -1,7 +1,7 @@
 """Scheduled work in the app: run it here when no other tuibot does, else say who does.
 
 Only the process holding the single-instance lock recovers work cut off by the last exit
-and runs jobs and the heartbeat (see :mod:`tuibot.instance`). An app started while a
+and runs jobs and the heartbeat (see :mod:`tuibot.system.instance`). An app started while a
 headless tuibot runs leaves all of that to it, says so, and can take over: the headless
 process is asked to stop (it leaves its open work recorded, as at any exit), and this app
 then recovers that work — a run waiting for a person becomes a request in this app's
@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
     from tuibot.engine import Engine
-    from tuibot.instance import Holder
+    from tuibot.system.instance import Holder
 
 Severity = Literal["information", "warning", "error"]
 TAKE_OVER_SECONDS = 20.0
@@ -65,10 +65,10 @@ def _run_here(engine: Engine) -> list[tuple[Severity, str]]:
     said: list[tuple[Severity, str]] = []
     try:  # work cut off by the last exit: tasks back to "todo", delegations paused
         engine.recover_tasks()
-        engine.delegations.recover()
+        engine.recover_delegations()
     except StorageError as error:  # the app still opens; the problem is on screen
         said.append(("error", f"Could not recover earlier work: {error}"))
-    if engine.settings.jobs.enabled:
+    if engine.view.settings.jobs.enabled:
         engine.start_jobs()
     return said
 

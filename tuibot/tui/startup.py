@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from tuibot.engine import Engine, Runner
-    from tuibot.paths import DataPaths
     from tuibot.settings import Settings
+    from tuibot.system.paths import DataPaths
 
 HEALTH_TIMEOUT_S = 5.0
 """How long the health probe waits for the model server's model list."""
@@ -66,7 +66,7 @@ async def check_health(engine: Engine) -> Health:
     from tuibot.settings import ConfigError
 
     try:
-        route = engine.route_for(engine.settings.agent.model)
+        route = engine.route_for(engine.view.settings.agent.model)
     except ConfigError as error:
         return Health(False, "config", str(error), _advice(engine, None))
     provider = route.provider

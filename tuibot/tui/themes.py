@@ -96,14 +96,14 @@ class ThemeFile:
 
 def theme_folders() -> list[tuple[Path, str]]:
     """The bundled ``themes/`` folder, then the user's, so a user file overrides by name."""
-    from tuibot.paths import bundled_dir
+    from tuibot.system.paths import bundled_dir
 
     return [(bundled_dir("themes"), "bundled"), (user_folder(), "user")]
 
 
 def user_folder() -> Path:
     """The config home's ``themes/`` folder (watched for changes while the app runs)."""
-    from tuibot.paths import config_home
+    from tuibot.system.paths import config_home
 
     return config_home() / "themes"
 

@@ -59,14 +59,14 @@ class WorkCommands(_AppBase):
     @work(group="delegation-cancel", description="cancel a delegation", exit_on_error=False)
     async def cancel_delegation(self, delegation_id: str) -> None:
         """Cancel as a person would (``by="human"``): the giver's chat gets a notice."""
-        from tuibot.delegation.manager import DelegationRefused
+        from tuibot.delegation.errors import DelegationRefused
         from tuibot.store.jsonl import StorageError
 
         engine = self.engine
         if engine is None:
             return
         try:
-            record = await engine.delegations.cancel(delegation_id, by="human")
+            record = await engine.cancel_delegation(delegation_id, by="human")
         except (DelegationRefused, StorageError) as error:
             self.notify(f"Could not cancel {delegation_id}: {error}", severity="error")
             return
@@ -86,7 +86,7 @@ class WorkCommands(_AppBase):
         engine = self.engine
         if engine is None:
             return None
-        pending = engine.approvals.pending()
+        pending = engine.view.pending_approvals()
         pending_ids = {request.id for request in pending}
         pause = record.pause
         if pause is not None and pause.request in pending_ids:

@@ -10,7 +10,6 @@ A grants file that cannot be read is shown as the error it is, never fatal.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 from textual.binding import Binding, BindingType
@@ -21,51 +20,13 @@ from textual.widgets import DataTable, Label, Static
 if TYPE_CHECKING:
     from textual.app import ComposeResult
 
-    from tuibot.approvals import ApprovalQueue
+    from tuibot.approvals import KeptGrant
+    from tuibot.engine import Engine
 
 EMPTY_TEXT = (
     "No grants. When you answer a request with c (allow in this chat) or a (allow always), "
     "the decision is kept here so the same question is not asked again."
 )
-
-
-@dataclass(frozen=True)
-class GrantRow:
-    """One line of the table: a stored grant, or one of this run only."""
-
-    id: str
-    """The stored grant's id (``g_…``), or a made-up one for a grant of this run."""
-    scope: str
-    chat: str | None
-    key: str
-    created: float | None
-    """When it was granted; None for a grant kept in memory (this run only)."""
-    reason: str = ""
-
-    @property
-    def stored(self) -> bool:
-        """Whether it lives in grants.json (else only in this run's memory)."""
-        return self.created is not None
-
-
-def grant_rows(queue: ApprovalQueue) -> tuple[list[GrantRow], str]:
-    """Every grant the queue knows, oldest stored first, and the grants file's problem."""
-    from tuibot.grants import GrantStoreError
-
-    rows: list[GrantRow] = []
-    problem = ""
-    if queue.grants is not None:
-        try:
-            stored = queue.grants.all()
-        except GrantStoreError as error:
-            problem = str(error)
-        else:
-            rows = [GrantRow(g.id, g.scope, g.chat, g.key, g.created, g.reason) for g in stored]
-    for chat, key in sorted(queue.chat_grants):
-        rows.append(GrantRow(f"run:chat:{chat}:{key}", "chat", chat, key, None))
-    for key in sorted(queue.lifetime_grants):
-        rows.append(GrantRow(f"run:lifetime:{key}", "lifetime", None, key, None))
-    return rows, problem
 
 
 class GrantsScreen(ModalScreen[None]):
@@ -91,11 +52,11 @@ class GrantsScreen(ModalScreen[None]):
     ]
     """Keys of the grants screen; each id can be rebound under ``[tui.keys]``."""
 
-    def __init__(self, source: ApprovalQueue) -> None:
+    def __init__(self, engine: Engine) -> None:
         super().__init__()
-        self.source = source
-        """The engine's approval queue: its grant store and this run's grants."""
-        self.rows: dict[str, GrantRow] = {}
+        self.engine = engine
+        """Read through ``engine.view.grants()``; revoked with ``engine.revoke_grant``."""
+        self.rows: dict[str, KeptGrant] = {}
         """What the table shows, by row key."""
 
     def compose(self) -> ComposeResult:
@@ -114,7 +75,7 @@ class GrantsScreen(ModalScreen[None]):
 
     def reload(self) -> None:
         """Read the grants again and show them (the cursor stays on the same row number)."""
-        rows, problem = grant_rows(self.source)
+        rows, problem = self.engine.view.grants()
         table = self.query_one(DataTable)
         cursor = table.cursor_row
         table.clear()
@@ -129,7 +90,7 @@ class GrantsScreen(ModalScreen[None]):
         self.query_one(".empty", Static).display = not rows and not problem
 
     @staticmethod
-    def _cells(row: GrantRow) -> tuple[str, str, str, str, str, str]:
+    def _cells(row: KeptGrant) -> tuple[str, str, str, str, str, str]:
         created = (
             time.strftime("%Y-%m-%d %H:%M", time.localtime(row.created))
             if row.created is not None
@@ -155,20 +116,13 @@ class GrantsScreen(ModalScreen[None]):
             self._revoke(row)
         self.reload()
 
-    def _revoke(self, row: GrantRow) -> None:
-        from tuibot.grants import GrantStoreError
+    def _revoke(self, row: KeptGrant) -> None:
+        from tuibot.approvals.grants import GrantStoreError
 
-        queue = self.source
-        if not row.stored:
-            if row.chat is not None:
-                queue.chat_grants.discard((row.chat, row.key))
-            else:
-                queue.lifetime_grants.discard(row.key)
-        elif queue.grants is not None:
-            try:
-                queue.grants.revoke(row.id)
-            except GrantStoreError as error:
-                self.notify(str(error), severity="error", markup=False)
-                return
+        try:
+            self.engine.revoke_grant(row)
+        except GrantStoreError as error:
+            self.notify(str(error), severity="error", markup=False)
+            return
         where = "" if row.stored else " (this run only)"
         self.notify(f"Revoked {row.key}{where}.", timeout=3, markup=False)

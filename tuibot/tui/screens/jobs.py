@@ -23,8 +23,8 @@ if TYPE_CHECKING:
     from textual.app import ComposeResult
 
     from tuibot.engine import Engine
-    from tuibot.instance import Holder
     from tuibot.jobs.records import Job
+    from tuibot.system.instance import Holder
 
 EMPTY_TEXT = (
     "No jobs. A bot adds one with its cron tool when you ask (“every weekday at 9, …”); "
@@ -93,7 +93,7 @@ class JobsScreen(ModalScreen[None]):
 
         problem = ""
         try:
-            jobs = self.engine.jobs.all()
+            jobs = list(self.engine.view.jobs())
         except JobStoreError as error:
             jobs, problem = [], str(error)
         table = self.query_one(DataTable)
@@ -114,7 +114,7 @@ class JobsScreen(ModalScreen[None]):
         line.display = bool(text)
 
     def _cells(self, job: Job) -> tuple[str, ...]:
-        upcoming = "paused" if job.paused else _when(self.engine.jobs.next_run(job))
+        upcoming = "paused" if job.paused else _when(self.engine.view.next_run(job))
         last = job.last_run
         shown = "-" if last is None else f"{last.status} {_stamp(last.started)}"
         said = job.note or (last.result.splitlines()[0] if last and last.result else "")
@@ -122,9 +122,9 @@ class JobsScreen(ModalScreen[None]):
 
     def _where(self) -> str:
         """Who runs the jobs: this window, another process, or nobody (jobs are off)."""
-        if self.engine.scheduled is not None:
+        if self.engine.view.jobs_run_here():
             return "Jobs and the heartbeat run in this window."
-        if not self.engine.settings.jobs.enabled:
+        if not self.engine.view.settings.jobs.enabled:
             return "jobs.enabled is false: no job runs while it is."
         from tuibot.tui.scheduled import cannot_take_over
 
@@ -136,9 +136,7 @@ class JobsScreen(ModalScreen[None]):
         return f"Jobs run in {holder.describe()}: t takes over so they run here."
 
     def _holder(self) -> Holder | None:
-        from tuibot.instance import InstanceLock
-
-        return InstanceLock(self.engine.paths.lock).holder()
+        return self.engine.view.jobs_holder()
 
     def _selected(self) -> Job | None:
         table = self.query_one(DataTable)
@@ -153,18 +151,18 @@ class JobsScreen(ModalScreen[None]):
     def action_run_now(self) -> None:
         """Run the highlighted job now (here, or by asking the process that runs jobs)."""
         job = self._selected()
-        if job is not None and self._act(lambda: self.engine.jobs.run(job.id)):
-            where = "" if self.engine.scheduled is not None else " (by the tuibot that runs jobs)"
+        if job is not None and self._act(lambda: self.engine.run_job(job.id)):
+            where = "" if self.engine.view.jobs_run_here() else " (by the tuibot that runs jobs)"
             self.notify(f"Started a run of {job.name}{where}.", timeout=3, markup=False)
 
     def action_pause(self) -> None:
         job = self._selected()
-        if job is not None and self._act(lambda: self.engine.jobs.pause(job.id)):
+        if job is not None and self._act(lambda: self.engine.pause_job(job.id)):
             self.notify(f"Paused {job.name}.", timeout=3, markup=False)
 
     def action_resume(self) -> None:
         job = self._selected()
-        if job is not None and self._act(lambda: self.engine.jobs.resume(job.id)):
+        if job is not None and self._act(lambda: self.engine.resume_job(job.id)):
             self.notify(f"Resumed {job.name}.", timeout=3, markup=False)
 
     def action_delete(self) -> None:
@@ -176,7 +174,7 @@ class JobsScreen(ModalScreen[None]):
             return
 
         def answered(yes: bool | None) -> None:
-            if yes and self._act(lambda: self.engine.jobs.remove(job.id)):
+            if yes and self._act(lambda: self.engine.remove_job(job.id)):
                 self.notify(f"Deleted {job.name}.", timeout=3, markup=False)
 
         question = f"Delete the job “{job.name}” ({job.schedule.describe()})?"
@@ -199,7 +197,7 @@ class JobsScreen(ModalScreen[None]):
         none runs them any more, just run them here."""
         from tuibot.tui.screens.confirm import ConfirmScreen
 
-        if self.engine.scheduled is not None:
+        if self.engine.view.jobs_run_here():
             self.notify("Jobs already run in this window.", timeout=3)
             return
         from tuibot.tui.scheduled import cannot_take_over

@@ -10,7 +10,7 @@ long chats), and the screen must keep answering keys meanwhile.
 from __future__ import annotations
 
 import asyncio
-from typing import ClassVar
+from typing import ClassVar, Protocol
 
 from textual import on
 from textual.app import ComposeResult
@@ -22,10 +22,18 @@ from textual.timer import Timer
 from textual.widgets import Input, Label, OptionList
 from textual.widgets.option_list import Option
 
-from tuibot.store.search import ChatSearch, SearchHit
+from tuibot.store.search import SearchHit
 
 SEARCH_DELAY_S = 0.12
 """The search runs this long after the last key typed."""
+
+
+class Searching(Protocol):
+    """What the screen searches with: the engine's read API (``engine.view``)."""
+
+    def search(self, query: str, limit: int = 50) -> list[SearchHit]:
+        """Chats holding every word of ``query``, best first."""
+        ...
 
 
 class SearchScreen(ModalScreen[str | None]):
@@ -46,7 +54,7 @@ class SearchScreen(ModalScreen[str | None]):
         Binding("down", "to_results", "Results", show=False),
     ]
 
-    def __init__(self, search: ChatSearch, query: str = "") -> None:
+    def __init__(self, search: Searching, query: str = "") -> None:
         super().__init__()
         self.search = search
         self.query_text = query

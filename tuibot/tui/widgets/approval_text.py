@@ -13,12 +13,12 @@ from typing import TYPE_CHECKING, Any
 
 from textual.content import Content
 
-from tuibot.masking import mask_value
-from tuibot.permissions import SUBJECT_LABELS, describe_key, unshown_arguments
+from tuibot.approvals.permissions import SUBJECT_LABELS, describe_key, unshown_arguments
+from tuibot.system.masking import mask_value
 from tuibot.visible import hidden_warning, visible
 
 if TYPE_CHECKING:
-    from tuibot.approvals import ApprovalRequest
+    from tuibot.engine.view import PendingApproval
 
 VALUE_LIMIT = 8000
 """Characters of one argument that is not what the request decides on (a file's content)
@@ -178,7 +178,7 @@ def _continue_lines(details: dict[str, Any]) -> list[Content]:
     ]
 
 
-def describe(request: ApprovalRequest) -> Content:
+def describe(request: PendingApproval) -> Content:
     """Everything the person needs to decide ``request``, as display text."""
     details = mask_value(request.details)  # a known key is never shown, as in the chat
     if request.kind == "tool":

@@ -30,8 +30,8 @@ if TYPE_CHECKING:
     from textual.app import ComposeResult
     from textual.timer import Timer
 
-    from tuibot.approvals import ApprovalQueue, ApprovalRequest
     from tuibot.engine import Engine
+    from tuibot.engine.view import EngineView, PendingApproval
 
 EMPTY_TEXT = (
     "No requests are waiting.\n\n"
@@ -60,7 +60,7 @@ class RequestCard(Vertical):
     RequestCard > .what { color: $foreground; }
     """
 
-    def __init__(self, request: ApprovalRequest, now: float) -> None:
+    def __init__(self, request: PendingApproval, now: float) -> None:
         super().__init__()
         self.request = request
         left = request.created + request.timeout - time.time()  # the engine's clock
@@ -147,7 +147,7 @@ class ApprovalsPane(VerticalScroll):
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self._queue: ApprovalQueue | None = None
+        self._view: EngineView | None = None
         self._cards: dict[str, RequestCard] = {}
         """Shown requests by id, oldest first (as the queue lists them)."""
         self._timer: Timer | None = None
@@ -166,7 +166,7 @@ class ApprovalsPane(VerticalScroll):
 
     def load(self, engine: Engine) -> None:
         """Show what the engine's queue holds now."""
-        self._queue = engine.approvals
+        self._view = engine.view
         self.sync()
 
     def apply(self, event: Event) -> None:
@@ -181,7 +181,7 @@ class ApprovalsPane(VerticalScroll):
 
     def sync(self) -> None:
         """Match the cards to the queue's pending requests: drop decided ones, add new ones."""
-        pending = self._queue.pending() if self._queue is not None else []
+        pending = self._view.pending_approvals() if self._view is not None else ()
         wanted = {request.id for request in pending}
         before = list(self._cards)
         for request_id in before:
@@ -247,7 +247,7 @@ class ApprovalsPane(VerticalScroll):
 
     # -- keys -------------------------------------------------------------------------
 
-    def _current(self) -> ApprovalRequest | None:
+    def _current(self) -> PendingApproval | None:
         card = self._cards.get(self.selected or "")
         if card is None:
             self.notify("No request is waiting.", timeout=2)
@@ -291,7 +291,7 @@ class ApprovalsPane(VerticalScroll):
 
     def action_allow_broader(self) -> None:
         """Allow a command prefix or a folder, chosen and edited in a prompt, in this chat."""
-        from tuibot.request_text import chosen_grant
+        from tuibot.approvals.request_text import chosen_grant
         from tuibot.tui.screens.prompt import PromptScreen
 
         request = self._current()

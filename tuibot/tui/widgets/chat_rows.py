@@ -59,16 +59,14 @@ class ChatRows:
 
     def load(self, engine: Engine) -> None:
         """Read every chat header and the live state; unread marks are kept."""
-        metas = engine.chats.list()
+        metas = engine.view.chats()
         self.metas = {meta.id: meta for meta in metas}
         self.roots = [m.id for m in metas if self.parent_of(m.id) is None]
         self.working = {m.id for m in metas if engine.busy(m.id)}
-        self.paused = {
-            r.chat for r in engine.delegations.journal.all() if r.status == "paused" and r.chat
-        }
+        self.paused = {r.chat for r in engine.view.delegations() if r.status == "paused" and r.chat}
         self.waiting = {
             request.id: _held_up(request.chat, request.details)
-            for request in engine.approvals.pending()
+            for request in engine.view.pending_approvals()
         }
         self.unread &= set(self.metas)
 

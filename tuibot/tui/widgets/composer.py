@@ -1,5 +1,8 @@
 """Where the person types: multi-line, Enter sends, `/` commands and `@paths` complete, ↑ recalls.
 
+A pasted path to an image file (a file dragged onto the terminal; several at once) becomes
+an ``@"path"`` mention, so it is attached like one; any other paste goes in unchanged.
+
 The composer is a :class:`~textual.widgets.TextArea` that grows with its text (the app's
 CSS caps its height). Two helpers sit just above it, mounted beside it in its parent on
 mount: the input still queued for the running turn, and the `/` completion list. The
@@ -28,6 +31,8 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Static, TextArea
 
+from tuibot.attachments.mentions import mention_for
+from tuibot.attachments.pasted import pasted_images
 from tuibot.tui.history import HISTORY_FILE, InputHistory
 from tuibot.tui.widgets.completion import CommandCompletion
 from tuibot.tui.widgets.path_completion import candidates, mention_text, path_word
@@ -139,6 +144,26 @@ class Composer(TextArea):
             active = self.screen.active_bindings.get("enter")
             if active is not None and active.node is self:
                 event.prevent_default()
+
+    async def _on_paste(self, event: events.Paste) -> None:
+        """Pasted image paths go in as ``@"path"`` mentions; other pastes as they are.
+
+        Textual runs the paste handler of every class in the MRO, so TextArea's own
+        ``_on_paste`` (which inserts ``event.text``) would run after this one and paste the
+        path a second time; ``prevent_default`` stops it.
+        """
+        paths = [] if self.workspace is None else pasted_images(event.text, self.workspace)
+        if not paths or self.read_only:
+            return  # TextArea's handler pastes the text unchanged
+        event.prevent_default()
+        event.stop()
+        start = min(self.selection)
+        before = self.document.get_text_range((start[0], max(start[1] - 1, 0)), start)
+        space = " " if before and not before.isspace() else ""
+        mention = space + "".join(mention_for(path) + " " for path in paths)
+        result = self.replace(mention, *self.selection, maintain_selection_offset=False)
+        self.move_cursor(result.end_location)
+        self.focus()
 
     def action_submit(self) -> None:
         """Enter: complete the highlighted command, else send what is typed."""

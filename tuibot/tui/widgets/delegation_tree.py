@@ -150,14 +150,14 @@ class DelegationTree(Tree[DelegationNode]):
     def load(self, engine: Engine) -> None:
         """Show open work and work ended in the last day (called once, engine ready)."""
         self._engine = engine
-        self._titles = {meta.id: meta.title for meta in engine.chats.list()}
+        self._titles = {meta.id: meta.title for meta in engine.view.chats()}
         self.clear()
         self._hint = None
         self._records.clear()
         self._work_nodes.clear()
         self._roots.clear()
         cutoff = clock.now() - RECENT_S
-        records = sorted(engine.delegations.journal.all(), key=lambda r: r.created)
+        records = sorted(engine.view.delegations(), key=lambda r: r.created)
         for record in records:
             if record.is_open or record.updated >= cutoff:
                 self.upsert(record)

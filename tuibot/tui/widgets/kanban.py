@@ -203,8 +203,8 @@ class TaskKanban(Widget, can_focus=True):
         for card in self._cards.values():
             card.remove()
         self._cards.clear()
-        self._board = {task.id: task for task in engine.tasks.board()}
-        self._subjects = {r.id: r.task for r in engine.delegations.journal.all()}
+        self._board = {task.id: task for task in engine.view.tasks()}
+        self._subjects = {r.id: r.task for r in engine.view.delegations()}
         for state in ORDER:
             cards = [self._card(t) for t in self.shown(state)]
             self._cards.update((card.record.id, card) for card in cards)

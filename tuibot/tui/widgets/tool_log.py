@@ -186,7 +186,7 @@ class ToolLog(Vertical):
     def load(self, engine: Engine) -> None:
         """Remember the chats' titles (called once, when the engine is ready)."""
         self._engine = engine
-        self._titles = {meta.id: meta.title for meta in engine.chats.list()}
+        self._titles = {meta.id: meta.title for meta in engine.view.chats()}
 
     def apply(self, event: Event) -> None:
         """Rows from tool calls and chat-less notices; turns tell which bot runs."""

@@ -1,0 +1,465 @@
+"""The composition root: one engine per process, under every front end.
+
+Commands come in as plain async methods (:meth:`Engine.send`, :meth:`Engine.decide`,
+:meth:`Engine.cancel`, :meth:`Engine.new_chat`); everything that happens goes out as
+events on :attr:`Engine.events`. Turns run through the runner the front end gives (the
+TUI's starts Textual workers grouped per chat; ``ask`` and tests use asyncio tasks).
+
+Front ends read through :attr:`Engine.view` (frozen records, :mod:`tuibot.engine.view`).
+The engine builds the parts and wires them; the work is theirs: turns in
+:mod:`tuibot.engine.turns` (when) and :mod:`tuibot.engine.prepare` (what), providers and
+clients in :mod:`tuibot.engine.providers`, memory in :mod:`tuibot.engine.memory`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable, Coroutine
+from typing import TYPE_CHECKING, Any
+
+from tuibot.approvals import ApprovalQueue, Decision
+from tuibot.approvals.grants import GrantStore
+from tuibot.bots import Bot, BotDirectory
+from tuibot.delegation.journal import DelegationJournal
+from tuibot.delegation.manager import DelegationManager
+from tuibot.engine.commands import FrontEndCommands
+from tuibot.engine.memory import MemoryKeeper
+from tuibot.engine.providers import Providers
+from tuibot.engine.turns import Cancellable, ChatState, Outcome, Runner, TurnRunner
+from tuibot.engine.view import EngineView
+from tuibot.events import (
+    ChatWaiting,
+    Event,
+    EventStream,
+    Notice,
+    NoticeLevel,
+    ReasoningDelta,
+    TaskChanged,
+    TextDelta,
+    TurnFinished,
+)
+from tuibot.llm.parts import ModelClient
+from tuibot.llm.select import Route
+from tuibot.memory import MemoryStore
+from tuibot.model_choice import Listing, chat_model, choose, model_command
+from tuibot.model_choice import listing as model_listing
+from tuibot.settings import ProviderSettings, Settings
+from tuibot.skills.catalog import SkillCatalog
+from tuibot.skills.loader import SkillProblem, default_roots
+from tuibot.slash import SlashContext, is_command, run_command
+from tuibot.store.chat_lock import ChatLocks, in_use_message
+from tuibot.store.chats import ChatMeta, ChatStore
+from tuibot.store.jsonl import LineProblem, StorageError
+from tuibot.store.traces import TraceLog
+from tuibot.system.paths import DataPaths
+from tuibot.tasks import Task
+from tuibot.tasks.board import TaskBoard
+from tuibot.toolkit.registry import ToolRegistry
+
+if TYPE_CHECKING:
+    from tuibot.jobs.book import JobBook
+    from tuibot.jobs.schedule import Clock
+    from tuibot.jobs.work import ScheduledWork
+    from tuibot.system.instance import Holder, InstanceLock
+
+__all__ = ["Cancellable", "ChatState", "Engine", "Outcome", "Runner", "task_runner"]
+
+log = logging.getLogger("tuibot.engine")
+
+
+def task_runner(
+    coro: Coroutine[Any, Any, None], group: str, description: str
+) -> asyncio.Task[None]:
+    """The runner for ``ask`` and tests: a plain asyncio task."""
+    return asyncio.get_running_loop().create_task(coro, name=f"{group}: {description}")
+
+
+class Engine(FrontEndCommands):
+    """Owns settings, storage, tools, approvals and model clients; runs turns.
+
+    Front ends send commands through its methods (the small ones in
+    :class:`~tuibot.engine.commands.FrontEndCommands`) and read through :attr:`view`.
+    """
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        paths: DataPaths | None = None,
+        runner: Runner = task_runner,
+        key_lookup: Callable[[ProviderSettings], str | None] | None = None,
+    ) -> None:
+        self.settings = settings
+        self.paths = paths or DataPaths.default()
+        self.events = EventStream()
+        self.chats = ChatStore(self.paths.chats)
+        self.chat_locks = ChatLocks(self.chats.path, self._chat_waiting)
+        """One turn per chat across processes; front ends set its ``wait``."""
+        self.bots = BotDirectory(settings, self.paths.bots)
+        for problem in self.bots.problems:
+            log.warning("created bots: %s", problem)
+        self.tools = ToolRegistry()
+        self.approvals = ApprovalQueue(
+            self.events.publish,
+            settings.tools.confirm_timeout,
+            grants=GrantStore(self.paths.grants),
+        )
+        self.delegations = DelegationManager(self, DelegationJournal(self.paths.delegations))
+        self.tasks = TaskBoard(
+            self.paths.tasks,
+            retention_s=settings.tasks.retention_hours * 3600,
+            on_change=lambda task: self.events.publish(TaskChanged(task.chat, task.to_json())),
+        )
+        self._tasks_loaded = False
+        self.events.listen(self._track_task, deltas=False)  # nothing for it per token
+        try:
+            self._journal_problems: list[LineProblem] = self.delegations.journal.load()
+        except StorageError as error:  # reported with the tools' notices; writes will fail
+            self._journal_problems = [LineProblem(0, "", str(error))]
+        self.traces = TraceLog(self.paths.traces)
+        self.providers = Providers(
+            lambda: self.settings, self.paths.root / "windows.json", key_lookup
+        )
+        """Routes, keys, one client per provider, context windows."""
+        self.windows = self.providers.windows
+        """Each model's context window, cached on disk (see docs/context.md)."""
+        self.tokens = self.providers.tokens
+        self.skills = SkillCatalog(default_roots(), self._skill_problems)
+        self._background: set[asyncio.Task[Any]] = set()
+        """Consolidations and late notes running after their turns; cancelled on close."""
+        self.memory = MemoryKeeper(
+            self.paths.memory,
+            lambda: self.settings,
+            self.chats,
+            self.events,
+            self.providers,
+            self._spawn,
+        )
+        self.turns = TurnRunner(self, runner, self._spawn)
+        """Each chat's inbox and lock; runs its turns one after another."""
+        self._jobs: JobBook | None = None
+        self.scheduled: ScheduledWork | None = None
+        self._instance: InstanceLock | None = None
+        self.view = EngineView(self)
+        """What front ends read: frozen records (:mod:`tuibot.engine.view`)."""
+
+    @property
+    def jobs(self) -> JobBook:
+        """Scheduled jobs: every process edits them; only :meth:`start_jobs` runs them.
+
+        Made on first use, so a run that never schedules (a plain ``ask``) never imports them.
+        """
+        if self._jobs is None:
+            from tuibot.jobs.book import JobBook
+            from tuibot.jobs.store import JobStore
+
+            self._jobs = JobBook(
+                JobStore(self.paths.jobs),
+                self.bots,
+                self.settings.jobs,
+                chat_exists=self.chats.exists,
+            )
+        return self._jobs
+
+    # -- lifecycle -------------------------------------------------------------------
+
+    def load_tools(self, *, lazy_mcp: bool = False) -> None:
+        """Load bundled tools, then the user's (a user tool overrides a bundled one).
+
+        MCP servers start in the background now, or with ``lazy_mcp`` (one-shot ``ask``)
+        on their first call, so a run that calls none never pays for starting them.
+        """
+        from tuibot.delegation.tools import delegation_tools
+        from tuibot.jobs.tool import cron_tool
+        from tuibot.toolkit.catalog import ToolCatalog, default_folders
+        from tuibot.toolkit.state import state_path
+
+        self.tool_catalog = ToolCatalog(
+            self.tools,
+            default_folders(),
+            state_path(),
+            self._tool_notice,
+            builtins=[*delegation_tools(), cron_tool()],
+            import_timeout=self.settings.tools.import_timeout,
+        )
+        self.tool_catalog.load_all()
+        self._start_mcp(lazy_mcp)
+        for problem in self._journal_problems:
+            self._tool_notice(
+                "warning", f"delegation journal: set aside line {problem.line}: {problem.reason}"
+            )
+        self._journal_problems = []
+
+    def _start_mcp(self, lazy: bool) -> None:
+        """Offer the MCP servers' cached tools now; connect them in the background."""
+        if not self.settings.mcp.servers and lazy:
+            return  # nothing to start; one-shot ``ask`` never watches the config
+        from tuibot.mcp.manager import McpManager, keyring_secret
+
+        self.mcp = McpManager(
+            self.settings.mcp.servers,
+            self.paths.mcp,
+            cwd=self.settings.cwd,
+            publish=self.tool_catalog.set_extra,
+            notify=self.events.publish,
+            secret=keyring_secret,
+        )
+        self.mcp.offer_cached()
+        with contextlib.suppress(RuntimeError):  # no loop (a sync caller): cached tools only
+            asyncio.get_running_loop()
+            if not lazy:
+                self.mcp.start()
+
+    def start_reloader(self) -> None:
+        """Hot-reload tools, the tool state file and skills (after ``load_tools``, in a loop)."""
+        from tuibot.toolkit.reload import ToolReloader
+
+        skill_folders = [(folder, self.skills.current) for _, folder in self.skills.roots]
+        self.tool_reloader = ToolReloader(self.tool_catalog, also=skill_folders)
+        self.tool_reloader.start()
+        if (mcp := getattr(self, "mcp", None)) is not None:  # [mcp.servers] edits apply live
+            from tuibot.mcp.watch import watcher_for
+
+            self.mcp_watcher = watcher_for(self.settings, mcp, self._tool_notice)
+
+    def claim_instance(self, mode: str) -> Holder | None:
+        """Take the single-instance lock (``mode``: ``tui`` or ``headless``).
+
+        None when this process now holds it and may recover earlier work and run
+        scheduled work; otherwise the live process that holds it.
+        """
+        from tuibot.system.instance import InstanceLock
+
+        lock = InstanceLock(self.paths.lock)
+        holder = lock.acquire(mode)
+        if holder is None:
+            self._instance = lock
+            if lock.replaced is not None:
+                log.warning("replaced a stale lock of pid %s (not running)", lock.replaced.pid)
+        return holder
+
+    def start_jobs(self, clock: Clock | None = None) -> ScheduledWork:
+        """Run scheduled jobs and the heartbeat in this loop until :meth:`close`.
+
+        Call it after ``load_tools`` and only while holding the instance lock
+        (:meth:`claim_instance`), so no job runs in two processes.
+        """
+        from tuibot.jobs import work
+        from tuibot.jobs.schedule import SystemClock
+
+        if self._instance is None:
+            raise RuntimeError("start_jobs needs the instance lock: call claim_instance first")
+        if self.scheduled is None:
+            self.scheduled = work.start(self, clock or SystemClock())
+        return self.scheduled
+
+    def _track_task(self, event: Event) -> None:
+        """Keep the task board up to date; its file is read on the first event, not at start."""
+        if isinstance(event, TextDelta | ReasoningDelta | TaskChanged):
+            return  # the hot path while streaming: nothing for the board
+        if self.delegations.closing and isinstance(event, TurnFinished):
+            return  # shutting down: what was running stays "doing" for the next start
+        if not self._tasks_loaded:
+            self._tasks_loaded = True
+            try:
+                self.tasks.load()
+            except StorageError as error:
+                log.warning("task board not loaded: %s", error)
+        self.tasks.on_event(event)
+
+    def recover_tasks(self) -> list[Task]:
+        """Tasks left ``doing`` by an earlier run, now ``todo`` (for the front end to offer
+        again); call only when no other tuibot uses the same data folder."""
+        if not self._tasks_loaded:
+            self._tasks_loaded = True
+            self.tasks.load()
+        return self.tasks.recover()
+
+    def _tool_notice(self, level: NoticeLevel, text: str) -> None:
+        """How the tool catalogue and reloader report (the tool log shows these)."""
+        self.events.publish(Notice("", level, text))
+
+    def _skill_problems(self, problems: list[SkillProblem]) -> None:
+        """Skipped skills, reported each time the skill folders change."""
+        for problem in problems:
+            where = f"{problem.path}:{problem.line}" if problem.line else str(problem.path)
+            self.events.publish(Notice("", "warning", f"skill skipped: {where}: {problem.reason}"))
+
+    async def close(self) -> None:
+        """Cancel running turns and close model connections.
+
+        Delegated work is left as recorded (running stays running) for the next start
+        to recover, rather than ended by its turns being stopped.
+        """
+        self.delegations.begin_closing()
+        if self.scheduled is not None:
+            await self.scheduled.stop()
+            self.jobs.detach()
+        with contextlib.suppress(StorageError):
+            self.tasks.flush()
+        reloader = getattr(self, "tool_reloader", None)
+        if reloader is not None:
+            await reloader.stop()
+        if (watcher := getattr(self, "mcp_watcher", None)) is not None:
+            await watcher.stop()
+        if (mcp := getattr(self, "mcp", None)) is not None:
+            await mcp.close()
+        for task in list(self._background):
+            task.cancel()
+        await asyncio.gather(*self._background, return_exceptions=True)
+        await self.delegations.close()
+        # Let cancelled turns store their partial answers before the clients close.
+        await self.turns.stop_all()
+        await self.providers.close()
+        self.events.close()
+        if self._instance is not None:
+            self._instance.release()
+
+    # -- commands in -----------------------------------------------------------------
+
+    def new_chat(self, *, bot: str | None = None, title: str = "") -> ChatMeta:
+        """Create an empty direct chat; naming a bot pins the chat to it (no routing).
+
+        Raises ``BotError`` for a bot that does not exist.
+        """
+        if bot is None:
+            return self.chats.create(kind="direct", bot=self.bots.default.name, title=title)
+        chosen = self.bots.require(bot)
+        return self.chats.create(kind="direct", bot=chosen.name, title=title, pinned=True)
+
+    async def send(self, chat: str, text: str) -> asyncio.Future[Outcome]:
+        """Give a chat input; the future resolves when its turn (or command) is done.
+
+        Slash commands run at once, outside the turn lock. Other input waits in the
+        chat's inbox until earlier turns of that chat have ended.
+        """
+        if is_command(text):
+            future: asyncio.Future[Outcome] = asyncio.get_running_loop().create_future()
+            output = await run_command(self._slash_context(), chat, text)
+            self.events.publish(output)
+            future.set_result(output)
+            return future
+        self.delegations.new_round(chat)  # a person writing into ended task work
+        return self.post(chat, text)
+
+    def post(self, chat: str, text: str, *, notice: bool = False) -> asyncio.Future[Outcome]:
+        """Put input into the chat's inbox now (no await, so no gap in ``busy``).
+
+        ``notice`` marks tuibot's own messages (a task, a delegation's result): stored
+        as such, never read as a command.
+        """
+        return self.turns.post(chat, text, notice=notice)
+
+    def queued(self, chat: str) -> list[str]:
+        """Inputs of a chat still waiting for their turn."""
+        return self.turns.queued(chat)
+
+    def decide(self, request_id: str, decision: Decision) -> bool:
+        """Answer a pending approval request."""
+        return self.approvals.decide(request_id, decision)
+
+    def cancel(self, chat: str, *, delegations: bool = False) -> bool:
+        """Interrupt the chat's running turn; queued input still runs afterwards.
+
+        With ``delegations`` the work the chat gave is cancelled too, layer by layer;
+        a plain interrupt leaves it running.
+        """
+        if delegations:
+            self._spawn(self.delegations.cancel_given_by(chat, by="interrupt"), f"{chat}: cancel")
+        return self.turns.interrupt(chat) or delegations
+
+    async def delete_chat(self, chat: str) -> None:
+        """Delete a chat: its delegations are cancelled and its turns stopped first."""
+        await self.delegations.cancel_given_by(chat, by="delete")
+        await self.stop_chat(chat)
+        self.chats.delete(chat)
+
+    def busy(self, chat: str) -> bool:
+        """Whether the chat has a turn running or input waiting for one."""
+        return self.turns.busy(chat)
+
+    async def stop_chat(self, chat: str) -> None:
+        """Cancel the chat's running and queued turns and wait until they have stopped."""
+        await self.turns.stop_chat(chat)
+
+    def note_in_history(self, chat: str, text: str) -> None:
+        """Put a notice into a chat's history without starting a turn (a late result).
+
+        It goes in between turns, never into one (of this process or another), where it
+        would split a tool call from its results: now when the chat is free, else later.
+        """
+        self.turns.note_in_history(chat, text)
+
+    async def compact_chat(self, chat: str, instructions: str = "") -> tuple[bool, str]:
+        """``/compact``: summarise the chat's older turns now, under its turn lock."""
+        async with self.turns.state(chat).lock:
+            return await self.turns.builder.compact(chat, instructions)
+
+    def _slash_context(self) -> SlashContext:
+        """What slash commands may use."""
+        return SlashContext(
+            tools=self.tools,
+            scope=self.settings.tool_scope(),
+            new_chat=lambda: self.new_chat().id,
+            compact=self.compact_chat,
+            prompts=getattr(self, "mcp", None),
+            model=lambda chat, name, args: model_command(self, chat, name, args),
+        )
+
+    def _chat_waiting(self, chat: str, holder: Holder) -> None:
+        """Tell the front end that a turn waits for a chat another process holds."""
+        self.events.publish(ChatWaiting(chat, "warning", in_use_message(chat, holder), holder.pid))
+
+    def _spawn(self, coro: Coroutine[Any, Any, Any], name: str = "") -> asyncio.Task[Any]:
+        """Run ``coro`` in the background until it ends or :meth:`close` cancels it."""
+        task = asyncio.get_running_loop().create_task(coro, name=name or None)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+        return task
+
+    # -- parts, for collaborators ----------------------------------------------------
+
+    def memory_for(self, bot: str) -> MemoryStore:
+        """The bot's memory store (one per bot, so saves from parallel calls serialise)."""
+        return self.memory.memory_for(bot)
+
+    def bot_of_chat(self, meta: ChatMeta) -> Bot:
+        """The bot a chat belongs to (the default bot when that one is gone)."""
+        return self.bots.get(meta.bot) or self.bots.default
+
+    def model_of(self, meta: ChatMeta) -> tuple[str, str]:
+        """(model, provider) the chat's next turn uses; provider "" = chosen by the model."""
+        return chat_model(meta, self.bot_of_chat(meta))
+
+    async def chat_models(self, chat: str, provider: str | None = None) -> Listing:
+        """What the chat's provider (or ``provider``) serves (ChoiceError when it cannot say)."""
+        return await model_listing(self, chat, provider)
+
+    async def choose_model(
+        self, chat: str, model: str | None = None, provider: str | None = None
+    ) -> str:
+        """Switch the chat's model and/or provider, checked (see :mod:`tuibot.model_choice`)."""
+        return await choose(self, chat, model, provider)
+
+    def route_for(self, model: str, provider: str | None = None) -> Route:
+        """The provider for ``model`` (raises ConfigError with the keyring's complaint).
+
+        ``provider`` is a bot's: a name picks it outright, "" chooses by the model, and
+        None keeps ``agent.provider``.
+        """
+        return self.providers.route_for(model, provider)
+
+    async def resolve_route(self, model: str, provider: str | None = None) -> Route:
+        """:meth:`route_for`, after asking the server once whether it is Ollama (then the
+        route speaks Ollama's native API; see :mod:`tuibot.llm.ollama_detect`)."""
+        return await self.providers.resolve(model, provider)
+
+    def client_for(self, provider: ProviderSettings) -> ModelClient:
+        """One client per provider, made on first use."""
+        return self.providers.client_for(provider)
+
+    def with_provider_override(self, origin: str, **changes: Any) -> None:
+        """Apply CLI flags such as ``--base-url`` to the provider the model routes to."""
+        self.settings = self.providers.overridden(origin, **changes)

@@ -1,0 +1,1 @@
+"""The one-shot and headless front ends (the app is ``tuibot.tui``)."""

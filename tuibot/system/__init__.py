@@ -1,0 +1,1 @@
+"""What tuibot needs from the machine: folders, secrets, logs, the instance lock."""
