@@ -15,6 +15,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from tuibot.agent.compact import attached_text
 from tuibot.llm.errors import ModelError
 from tuibot.llm.parts import FinishPart, ModelClient, TextPart
 from tuibot.store.chat_message import ChatMessage
@@ -53,7 +54,8 @@ def pick(
 
 
 def transcript(messages: Sequence[ChatMessage]) -> str:
-    """The messages as plain text for the request: role, tool names, content (clipped)."""
+    """The messages as plain text for the request: role, tool names, content (clipped),
+    and attached files as the model read them."""
     lines = []
     for message in messages:
         role = message.get("role", "?")
@@ -61,6 +63,7 @@ def transcript(messages: Sequence[ChatMessage]) -> str:
         text = content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)
         if len(text) > MAX_MESSAGE_CHARS:
             text = text[:MAX_MESSAGE_CHARS] + " […]"
+        text += attached_text(message)  # what the model read, not only the typed @path
         calls = message.get("tool_calls") or []
         names = ", ".join(c.get("function", {}).get("name", "?") for c in calls)
         label = f"{role} (calls {names})" if names else role
