@@ -92,7 +92,7 @@ async def _request(turn: Turn, prompted: bool) -> tuple[list[dict[str, Any]], li
     else:
         messages = (await prepare(turn, tools, placeholder)).messages
     vision = takes_images(provider.vision, provider.vision_models, turn.route.model)
-    messages = resolve_images(messages, turn.scope.workspace, vision, turn.route.model)
+    messages = resolve_images(messages, turn.scope.workspace, vision, turn.route.model, turn.kept)
     if prompted:
         messages, tools = tools_in_prompt(messages, tools), []
     if provider.prompt_caching:
