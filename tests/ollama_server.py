@@ -3,9 +3,10 @@
 Written from Ollama's API docs (docs/api.md): a streamed chat answer is one JSON object a
 line, ``message.content`` / ``message.thinking`` / ``message.tool_calls`` (arguments as
 objects), and a last line with ``done: true``, ``done_reason``, ``prompt_eval_count`` and
-``eval_count``; an error is ``{"error": "..."}`` with an HTTP status, or such a line in the
-middle of a stream. Like the real server, a prompt longer than the request's
-``options.num_ctx`` (default 4096) is cut silently, and the count it reports is the cut one.
+``eval_count``; ``/api/show`` has ``model_info`` and ``capabilities``; an error is
+``{"error": "..."}`` with an HTTP status, or such a line in the middle of a stream. Like
+the real server, a prompt longer than the request's ``options.num_ctx`` (default 4096) is
+cut silently, and the count it reports is the cut one.
 """
 
 from __future__ import annotations
@@ -66,6 +67,9 @@ class OllamaServer:
     def __init__(self, models: dict[str, int] | None = None) -> None:
         self.models = dict(models if models is not None else {"qwen3:0.6b": 40960})
         """Model names and their trained context length (``/api/show``)."""
+        self.capabilities: dict[str, list[str]] = {}
+        """``/api/show``'s ``capabilities`` per model (``["completion", "vision"]``);
+        a model not named here has ``["completion", "tools"]``."""
         self.requests: list[tuple[str, dict[str, Any] | None]] = []
         self.replies: deque[OllamaReply] = deque()
         self._lock = threading.Lock()
@@ -151,7 +155,9 @@ class _Handler(BaseHTTPRequestHandler):
             self._json(404, {"error": f"model '{name}' not found"})
             return
         info = {"general.architecture": "qwen3", "qwen3.context_length": length}
-        self._json(200, {"parameters": "temperature 0.6", "model_info": info})
+        capabilities = self.scripted.capabilities.get(name, ["completion", "tools"])
+        show = {"parameters": "temperature 0.6", "model_info": info, "capabilities": capabilities}
+        self._json(200, show)
 
     def _json(self, status: int, payload: Any) -> None:
         data = json.dumps(payload).encode()

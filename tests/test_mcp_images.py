@@ -173,3 +173,14 @@ def test_ollama_gets_the_kept_image_as_images_on_the_message_after_the_results(
     assert [m["role"] for m in native] == ["user", "assistant", "tool", "user"]
     assert native[-1]["images"] == [base64.b64encode(PNG).decode()]
     assert "images" not in native[-2] and native[-2]["tool_name"] == "faults__picture"
+
+
+async def test_a_model_its_server_says_sees_gets_the_image(server: ScriptedServer) -> None:
+    server.routes["/api/v0/models"] = {"data": [{"id": "test-model", "type": "vlm"}]}
+    engine = _engine(server, vision=False)  # LM Studio's word, no setting
+    try:
+        await _call(engine, server, "picture")
+    finally:
+        await engine.close()
+    assert _images(sent_messages(server, -1)) == [PNG]
+    assert len([r for r in server.requests if r.path == "/api/v0/models"]) == 1

@@ -104,6 +104,8 @@ class Turn:
     """The identical-call guard of a chat with no delegated work to pause (None: off)."""
     kept: Path | None = None
     """tuibot's folder of images tools returned; their references are read only there."""
+    sees_images: Callable[[], Awaitable[bool]] | None = None
+    """Whether the model takes images when the config does not say (its server's word)."""
     context: TurnContext | None = None
     """The chat's context window, counting and compaction; None sends the plain history
     window (``history_limit`` messages) as older code did."""

@@ -112,6 +112,15 @@ def resolve_images(
     return resolved + ([_shown_message(shown)] if shown else [])
 
 
+def has_images(messages: Sequence[dict[str, Any]]) -> bool:
+    """Whether any message carries an image (a placeholder part or a tool's kept image)."""
+    return any(
+        TOOL_IMAGES in m
+        or (isinstance(m.get("content"), list) and any(_is_placeholder(p) for p in m["content"]))
+        for m in messages
+    )
+
+
 def _tool_images(
     message: dict[str, Any], vision: bool, model: str, kept: Path | None
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:

@@ -165,6 +165,7 @@ class TurnBuilder:
             repeats=None if before_tools else RepeatGuard(host.settings.delegation.loop_repeats),
             prompt_tools=host.providers.prompt_tools,
             kept=host.paths.kept,
+            sees_images=lambda: host.providers.sees_images(route),
             context=context,
         )
 
@@ -189,6 +190,7 @@ class TurnBuilder:
             ),
             host.providers.key_for,
             lambda line: host.events.publish(Notice(chat, "warning", line)),
+            sees=lambda: host.providers.sees_images(route),
         )  # fmt: skip
 
     def scope_for(self, bot: Bot) -> ToolScope:
