@@ -4,9 +4,10 @@
 Written from Ollama's API docs (docs/api.md): a streamed chat answer is one JSON object a
 line, ``message.content`` / ``message.thinking`` / ``message.tool_calls`` (arguments as
 objects), and a last line with ``done: true``, ``done_reason``, ``prompt_eval_count`` and
-``eval_count``; an error is ``{"error": "..."}`` with an HTTP status, or such a line in the
-middle of a stream. Like the real server, a prompt longer than the request's
-``options.num_ctx`` (default 4096) is cut silently, and the count it reports is the cut one.
+``eval_count``; ``/api/show`` has ``model_info`` and ``capabilities``; an error is
+``{"error": "..."}`` with an HTTP status, or such a line in the middle of a stream. Like
+the real server, a prompt longer than the request's ``options.num_ctx`` (default 4096) is
+cut silently, and the count it reports is the cut one.
 """
 
 from __future__ import annotations
@@ -72,6 +73,9 @@ class OllamaServer:
         self.show_length = True
         """Whether ``/api/show`` has ``model_info["<arch>.context_length"]`` (older
         servers and some models leave it out)."""
+        self.capabilities: dict[str, list[str]] = {}
+        """``/api/show``'s ``capabilities`` per model (``["completion", "vision"]``);
+        a model not named here has ``["completion", "tools"]``."""
         self.requests: list[tuple[str, dict[str, Any] | None]] = []
         self.replies: deque[OllamaReply] = deque()
         self._lock = threading.Lock()
@@ -162,7 +166,9 @@ class _Handler(BaseHTTPRequestHandler):
         info: dict[str, Any] = {"general.architecture": "qwen3"}
         if self.scripted.show_length:
             info["qwen3.context_length"] = length
-        self._json(200, {"parameters": "temperature 0.6", "model_info": info})
+        capabilities = self.scripted.capabilities.get(name, ["completion", "tools"])
+        show = {"parameters": "temperature 0.6", "model_info": info, "capabilities": capabilities}
+        self._json(200, show)
 
     def _json(self, status: int, payload: Any) -> None:
         data = json.dumps(payload).encode()

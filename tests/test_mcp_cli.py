@@ -55,7 +55,7 @@ def test_list_shows_states_tool_counts_and_a_failures_stderr() -> None:
     ran = run(tuibot_argv("mcp", "list"), timeout=240)
     assert ran.code == 1, ran.stdout + ran.stderr
     lines = ran.stdout.splitlines()
-    assert any(line.startswith("good") and "ready" in line and "7 tools" in line for line in lines)
+    assert any(line.startswith("good") and "ready" in line and "8 tools" in line for line in lines)
     assert any(line.startswith("bad") and "failed" in line for line in lines), lines
     assert "    fatal: cannot open the database" in lines
     assert list((data_home() / "mcp" / "tools").glob("good-*.json")), "good's list was cached"

@@ -53,7 +53,7 @@ async def test_cached_tools_are_offered_before_the_server_is_up(server: Scripted
         assert finished.status == "completed", finished.error
         tool = [m for m in server.requests[-1].body["messages"] if m.get("role") == "tool"]
         assert tool[0]["content"].endswith("echo: hello")  # the call waited for the start
-        assert "MCP server slow is ready (7 tools)" in notices
+        assert "MCP server slow is ready (8 tools)" in notices
         assert "slow__wipe" in engine.tools  # the live list replaced the cached one
     finally:
         await engine.close()

@@ -82,13 +82,14 @@ def transcript(messages: Sequence[ChatMessage], earlier: str, budget_chars: int)
             said = text + ("\n[called: " + "; ".join(calls) + "]" if calls else "")
             lines.append(f"Assistant: {said}")
         elif role == "user":
-            lines.append(f"User: {text}{_attached(message)}")
+            lines.append(f"User: {text}{attached_text(message)}")
     return cut_middle("\n\n".join(lines), max(budget_chars, 1000))
 
 
-def _attached(message: ChatMessage) -> str:
+def attached_text(message: ChatMessage) -> str:
     """The attachments as the model read them (text, transcripts), each cut like a tool
-    result; images by name only (the summariser may take no images)."""
+    result; images by name only (the summariser may take no images). Consolidation reads
+    them the same way."""
     shown = []
     for ref in message.get("attachments") or ():
         if ref.get("kind") == "image":

@@ -15,6 +15,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from tuibot.agent.compact import attached_text
 from tuibot.agent.fit import cut_middle
 from tuibot.llm.errors import ModelError
 from tuibot.llm.parts import FinishPart, ModelClient, TextPart
@@ -56,7 +57,8 @@ def pick(
 
 
 def transcript(messages: Sequence[ChatMessage]) -> str:
-    """The messages as plain text for the request: role, tool names, content (clipped)."""
+    """The messages as plain text for the request: role, tool names, content (clipped),
+    and attached files as the model read them."""
     return "\n\n".join(_line(message) for message in messages)
 
 
@@ -67,6 +69,7 @@ def _line(message: ChatMessage) -> str:
     text = content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)
     if len(text) > MAX_MESSAGE_CHARS:
         text = text[:MAX_MESSAGE_CHARS] + " […]"
+    text += attached_text(message)  # what the model read, not only the typed @path
     calls = message.get("tool_calls") or []
     names = ", ".join(c.get("function", {}).get("name", "?") for c in calls)
     label = f"{role} (calls {names})" if names else role

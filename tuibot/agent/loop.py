@@ -11,6 +11,7 @@ import asyncio
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tuibot.agent.calls import PendingCall, parse_arguments
@@ -101,6 +102,10 @@ class Turn:
     """Model calls started so far (read it for a turn that was cancelled)."""
     repeats: RepeatGuard | None = None
     """The identical-call guard of a chat with no delegated work to pause (None: off)."""
+    kept: Path | None = None
+    """tuibot's folder of images tools returned; their references are read only there."""
+    sees_images: Callable[[], Awaitable[bool]] | None = None
+    """Whether the model takes images when the config does not say (its server's word)."""
     context: TurnContext | None = None
     """The chat's context window, counting and compaction; None sends the plain history
     window (``history_limit`` messages) as older code did."""
@@ -194,8 +199,12 @@ def _stopped_repeating(turn: Turn, calls: list[PendingCall], total: Usage) -> Tu
     )  # fmt: skip
 
 
-def _tool_message(call: PendingCall, content: str) -> ChatMessage:
-    return {"role": "tool", "tool_call_id": call.id, "name": call.name, "content": content}
+def _tool_message(call: PendingCall, content: str, images: tuple[Any, ...] = ()) -> ChatMessage:
+    message: ChatMessage = {"role": "tool", "tool_call_id": call.id, "name": call.name}
+    message["content"] = content
+    if images:  # references to kept images (never base64), see attachments/kept.py
+        message["attachments"] = [dict(ref) for ref in images]
+    return message
 
 
 def _context(turn: Turn) -> dict[str, int] | None:
@@ -348,15 +357,9 @@ async def _run_call(turn: Turn, call: PendingCall, cut_off: bool) -> None:
             )
         )
         raise
-    result = ToolResult(result.ok, redact(result.output))  # a tool may read a key from disk
+    result = replace(result, output=redact(result.output))  # a tool may read a key from disk
     duration = clock.seconds()
-    _keep(
-        turn,
-        _tagged(
-            turn,
-            {"role": "tool", "tool_call_id": call.id, "name": call.name, "content": result.output},
-        ),
-    )
+    _keep(turn, _tagged(turn, _tool_message(call, result.output, result.images)))
     turn.emit(
         ToolFinished(
             turn.chat, turn.turn_id, call.id, call.name, result.ok, result.output, duration

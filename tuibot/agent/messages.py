@@ -3,7 +3,8 @@
 Stored messages carry tuibot's own keys (reasoning, status, turn, usage, bot). Those are
 for people and the TUI; providers reject unknown keys and must never see reasoning.
 Attachments on a user message become part of its content here (see
-:mod:`tuibot.attachments.request`; images are resolved just before sending).
+:mod:`tuibot.attachments.request`; images are resolved just before sending). A tool
+message's kept images ride along under ``TOOL_IMAGES`` until then.
 What is sent must also parse on the server's side: null content only beside tool calls,
 and every replayed call's arguments a JSON object.
 """
@@ -15,7 +16,7 @@ from collections.abc import Sequence
 from typing import Any, Literal
 
 from tuibot.agent.calls import parse_arguments
-from tuibot.attachments.request import content_with
+from tuibot.attachments.request import TOOL_IMAGES, content_with
 from tuibot.store.chat_message import ChatMessage
 
 ProviderKey = Literal["role", "content", "tool_calls", "tool_call_id", "name"]
@@ -33,7 +34,10 @@ def sanitize(message: ChatMessage, placeholder: bool = False) -> dict[str, Any]:
     """
     clean: dict[str, Any] = {key: message[key] for key in ALLOWED_KEYS if key in message}
     if message.get("attachments") and isinstance(clean.get("content"), str):
-        clean["content"] = content_with(clean["content"], message["attachments"])  # type: ignore[arg-type]
+        if clean.get("role") == "tool":  # a tool message's content must stay text
+            clean[TOOL_IMAGES] = message["attachments"]
+        else:
+            clean["content"] = content_with(clean["content"], message["attachments"])  # type: ignore[arg-type]
     if clean.get("tool_calls"):
         clean["tool_calls"] = [_replayable(call) for call in clean["tool_calls"]]
     else:

@@ -23,7 +23,7 @@ from tuibot.agent.prepare import (
     plan_context,
     prepare,
 )
-from tuibot.attachments.request import resolve_images, takes_images
+from tuibot.attachments.request import has_images, resolve_images, takes_images
 from tuibot.events import Notice, ReasoningDelta, TextDelta, Usage
 from tuibot.llm.caching import apply_cache_control
 from tuibot.llm.errors import ModelError
@@ -112,7 +112,9 @@ async def _request(turn: Turn, prompted: bool) -> tuple[list[dict[str, Any]], li
     else:
         messages = (await prepare(turn, tools, placeholder)).messages
     vision = takes_images(provider.vision, provider.vision_models, turn.route.model)
-    messages = resolve_images(messages, turn.scope.workspace, vision, turn.route.model)
+    if not vision and turn.sees_images is not None and has_images(messages):
+        vision = await turn.sees_images()  # asked only when an image would be sent
+    messages = resolve_images(messages, turn.scope.workspace, vision, turn.route.model, turn.kept)
     if prompted:
         messages, tools = tools_in_prompt(messages, tools), []
     if provider.prompt_caching:

@@ -43,6 +43,9 @@ class AttachRules:
     """The model, named in refusals."""
     approve: Approve
     transcribe: Transcribe | None = None
+    sees: Callable[[], Awaitable[bool]] | None = None
+    """Asked when an image is attached and ``vision`` is false: whether the model takes
+    images after all (what its server says); None: ``vision`` decides."""
 
 
 @dataclass
@@ -106,7 +109,7 @@ async def _attach_one(mention: Mention, rules: AttachRules) -> AttachmentRef:
     }
     if kind == "text":
         ref["text"] = redact(data.decode("utf-8", errors="replace").removeprefix("\ufeff"))
-    elif kind == "image" and not rules.vision:
+    elif kind == "image" and not (rules.vision or (rules.sees is not None and await rules.sees())):
         raise AttachmentError(
             f"cannot attach {raw}: model '{rules.model}' takes no images; set vision = true "
             "(or vision_models) on its provider if it does, or pick a vision model"

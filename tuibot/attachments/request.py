@@ -12,6 +12,8 @@ readable, and each provider gets the shape it speaks. Two steps:
    with a ``data:`` URI; an image that changed, is gone, or goes to a model that takes no
    images becomes a one-line note to the model instead, so a replayed chat never fails.
 
+A tool message's images (an MCP result's, kept by :mod:`tuibot.attachments.kept`) are
+read from tuibot's kept folder only and sent in a user message after the tool results.
 A provider that does not speak OpenAI's parts (Ollama's native ``/api/chat`` takes
 ``images`` on the message) calls :func:`split_images` on the resolved content.
 """
@@ -21,16 +23,19 @@ from __future__ import annotations
 import base64
 import fnmatch
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from tuibot.attachments.kept import read_kept
 from tuibot.attachments.reading import TooBig, read_below
 from tuibot.attachments.refs import AttachmentError, AttachmentRef
 from tuibot.toolkit.workspace import use_workspace
 
 PLACEHOLDER = "tuibot_image"
 """The part type ``sanitize`` leaves for an image; never sent."""
+TOOL_IMAGES = "tuibot_tool_images"
+"""The key ``sanitize`` puts a tool message's kept image references under; never sent."""
 
 
 def takes_images(vision: bool, patterns: Sequence[str], model: str) -> bool:
@@ -77,26 +82,86 @@ def _longest_run(text: str) -> int:
 
 
 def resolve_images(
-    messages: list[dict[str, Any]], workspace: Path, vision: bool, model: str
+    messages: list[dict[str, Any]],
+    workspace: Path,
+    vision: bool,
+    model: str,
+    kept: Path | None = None,
 ) -> list[dict[str, Any]]:
-    """``messages`` with every image placeholder made an ``image_url`` part or a note."""
+    """``messages`` with every image placeholder made an ``image_url`` part or a note.
+
+    A tool message's kept images (read only from ``kept``) cannot go on the tool message
+    (the chat-completions schema takes text there), so they follow the run of tool
+    results as one user message; notes go into the tool's text.
+    """
     resolved: list[dict[str, Any]] = []
+    shown: list[dict[str, Any]] = []
     with use_workspace(workspace):
         for message in messages:
+            if shown and message.get("role") != "tool":
+                resolved.append(_shown_message(shown))
+                shown = []
             content = message.get("content")
-            if isinstance(content, list) and any(_is_placeholder(p) for p in content):
-                parts = [_part(p, vision, model) for p in content]
+            if TOOL_IMAGES in message:
+                message, images = _tool_images(message, vision, model, kept)
+                shown.extend(images)
+            elif isinstance(content, list) and any(_is_placeholder(p) for p in content):
+                parts = [_part(p, vision, model, _from_workspace) for p in content]
                 message = {**message, "content": _merged(parts)}
             resolved.append(message)
-    return resolved
+    return resolved + ([_shown_message(shown)] if shown else [])
+
+
+def has_images(messages: Sequence[dict[str, Any]]) -> bool:
+    """Whether any message carries an image (a placeholder part or a tool's kept image)."""
+    return any(
+        TOOL_IMAGES in m
+        or (isinstance(m.get("content"), list) and any(_is_placeholder(p) for p in m["content"]))
+        for m in messages
+    )
+
+
+def _tool_images(
+    message: dict[str, Any], vision: bool, model: str, kept: Path | None
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The tool message without its references (notes added), and the images to show."""
+    message = dict(message)
+    refs = [r for r in message.pop(TOOL_IMAGES) or () if r.get("kind") == "image"]
+
+    def read(ref: AttachmentRef) -> bytes:
+        if kept is None:
+            raise AttachmentError("tuibot's kept folder is not known here")
+        return read_kept(kept, ref)
+
+    parts = [_part({"type": PLACEHOLDER, "ref": ref}, vision, model, read) for ref in refs]
+    notes = [str(p["text"]) for p in parts if p.get("type") == "text"]
+    if notes:
+        message["content"] = "\n\n".join([str(message.get("content") or ""), *notes])
+    images = [p for p in parts if p.get("type") == "image_url"]
+    if images:
+        label = f"[tuibot: the images {message.get('name', 'a tool')} returned above]"
+        images.insert(0, {"type": "text", "text": label})
+    return message, images
+
+
+def _shown_message(parts: list[dict[str, Any]]) -> dict[str, Any]:
+    """The user message that carries tool results' images (their labels, then images)."""
+    return {"role": "user", "content": parts}
+
+
+def _from_workspace(ref: AttachmentRef) -> bytes:
+    """A person's attachment, read again under the workspace guards."""
+    return read_below(ref.get("path", ""), int(ref.get("size", 0)))[1]
 
 
 def _is_placeholder(part: object) -> bool:
     return isinstance(part, dict) and part.get("type") == PLACEHOLDER
 
 
-def _part(part: dict[str, Any], vision: bool, model: str) -> dict[str, Any]:
-    """One part as sent: images read (under the workspace guards) and checked."""
+def _part(
+    part: dict[str, Any], vision: bool, model: str, read: Callable[[AttachmentRef], bytes]
+) -> dict[str, Any]:
+    """One part as sent: images read (by ``read``, under its guards) and hash-checked."""
     if not _is_placeholder(part):
         return part
     ref: AttachmentRef = part["ref"]
@@ -105,7 +170,7 @@ def _part(part: dict[str, Any], vision: bool, model: str) -> dict[str, Any]:
         return _note(f"the image {name} is not shown: model '{model}' takes no images")
     changed = f"the image {name} has changed since it was attached; it is not shown"
     try:
-        _, data = read_below(ref.get("path", ""), int(ref.get("size", 0)))
+        data = read(ref)
     except TooBig:
         return _note(changed)
     except AttachmentError as error:

@@ -7,7 +7,7 @@ references this returns on the user's message.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 from tuibot.attachments.attach import Approve, AttachRules, attach_mentioned
@@ -29,11 +29,14 @@ async def attachments_for(
     approve: Approve,
     key_for: Callable[[ProviderSettings], str | None],
     note: Callable[[str], None],
+    sees: Callable[[], Awaitable[bool]] | None = None,
 ) -> list[AttachmentRef]:
     """The references of the files ``text`` mentions, for the model ``route`` picks.
 
     Raises :class:`~tuibot.attachments.refs.AttachmentError` when one is refused;
-    ``note`` receives what the person should know (a path-looking word that was no file).
+    ``note`` receives what the person should know (a path-looking word that was no file);
+    ``sees`` is asked, only when an image is attached and the config does not say the
+    model takes images, whether it does (the server's word, see llm/vision_probe.py).
     """
     if "@" not in text:
         return []
@@ -45,6 +48,7 @@ async def attachments_for(
         model=route.model,
         approve=approve,
         transcribe=transcriber(settings, key_for),
+        sees=sees,
     )
     attached = await attach_mentioned(text, rules)
     for line in attached.notes:

@@ -25,7 +25,7 @@ from tuibot.model_choice import chat_model
 from tuibot.settings import ConfigError
 from tuibot.store.chat_message import ChatMessage
 from tuibot.store.jsonl import StorageError
-from tuibot.system.paths import config_home
+from tuibot.system.paths import DataPaths, config_home
 
 if TYPE_CHECKING:
     from tuibot.agent.tokens import TokenCounter
@@ -74,6 +74,8 @@ class TurnHost(Protocol):
     def memory(self) -> MemoryKeeper: ...
     @property
     def tokens(self) -> TokenCounter: ...
+    @property
+    def paths(self) -> DataPaths: ...
 
 
 def _known_window(host: TurnHost, route: Route) -> int | None:
@@ -162,6 +164,8 @@ class TurnBuilder:
             before_tools=before_tools,
             repeats=None if before_tools else RepeatGuard(host.settings.delegation.loop_repeats),
             prompt_tools=host.providers.prompt_tools,
+            kept=host.paths.kept,
+            sees_images=lambda: host.providers.sees_images(route),
             context=context,
         )
 
@@ -186,6 +190,7 @@ class TurnBuilder:
             ),
             host.providers.key_for,
             lambda line: host.events.publish(Notice(chat, "warning", line)),
+            sees=lambda: host.providers.sees_images(route),
         )  # fmt: skip
 
     def scope_for(self, bot: Bot) -> ToolScope:

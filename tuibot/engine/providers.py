@@ -3,7 +3,8 @@
 The engine's turns, the router, compaction and consolidation all need "the client for
 this model"; this module is the one place that answers it, so key lookups (asked once
 per provider), the clients (made once per provider) and the cached context windows are
-owned by one object instead of being spread over the composition root.
+owned by one object instead of being spread over the composition root. So are the
+servers' answers about vision.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from tuibot.llm.ollama_detect import ServerKinds
 from tuibot.llm.parts import ModelClient
 from tuibot.llm.select import Route, make_client, needs_key, reported_window, select_route
 from tuibot.llm.tool_refusals import ToolRefusals
+from tuibot.llm.vision_probe import VisionBook
 from tuibot.llm.windows import WindowBook
 from tuibot.settings import ConfigError, ProviderSettings, Settings
 
@@ -54,6 +56,22 @@ class Providers:
             report=lambda provider, model: reported_window(self.client_for(provider), model),
         )
         """Each model's context window, cached on disk (see docs/context.md)."""
+        self.vision = VisionBook(
+            windows_file.with_name("vision.json"), key=lambda p: self._key_lookup(p)
+        )
+        """What servers say about models taking images, cached on disk for a day."""
+
+    async def sees_images(self, route: Route) -> bool:
+        """Whether the route's model takes images: the config when it says (``vision``,
+        or ``vision_models`` naming it or listing others), else what the server says."""
+        from tuibot.attachments.request import takes_images
+
+        provider, model = route.provider, route.model
+        if takes_images(provider.vision, provider.vision_models, model):
+            return True
+        if provider.vision_models:
+            return False  # the config lists the ones that do
+        return bool(await self.vision.detect(provider, model))
 
     def key_for(self, provider: ProviderSettings) -> str | None:
         """The provider's API key (env var or keyring), for calls made outside a client."""

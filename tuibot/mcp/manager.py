@@ -8,13 +8,14 @@ A failed server's tools stay listed and refuse in one line until it is back.
 
 from __future__ import annotations
 
-import hashlib
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tuibot.attachments.kept import keep
+from tuibot.attachments.refs import AttachmentRef
 from tuibot.events import McpServerNotice
 from tuibot.mcp.cache import ToolCache
 from tuibot.mcp.connection import SecretLookup, ServerConnection, Unavailable, describe
@@ -25,9 +26,10 @@ from tuibot.mcp.prompts import (
     prompt_commands,
     untrusted_prompt_line,
 )
-from tuibot.mcp.tools import build_specs, result_text
+from tuibot.mcp.tools import build_specs, registry_name, result_text
 from tuibot.settings.mcp import McpServerSettings
 from tuibot.toolkit.decorator import ToolSpec
+from tuibot.toolkit.registry import ToolOutput
 
 log = logging.getLogger("tuibot.mcp")
 
@@ -35,9 +37,6 @@ Publish = Callable[[str, Sequence[ToolSpec]], None]
 """``publish(source, specs)``: replace one server's tools in the registry."""
 Notify = Callable[[McpServerNotice], None]
 """``notify(notice)``: a server came up or failed (the tool log, the servers screen)."""
-
-_EXTENSIONS = {"image/png": ".png", "image/jpeg": ".jpg", "image/gif": ".gif",
-               "image/webp": ".webp", "audio/wav": ".wav", "audio/mpeg": ".mp3"}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -71,7 +70,8 @@ class McpManager:
     ) -> None:
         self.cache = ToolCache(data / "tools")
         self.kept = data / "kept"
-        """Where images and audio from results are stored (the result names the file)."""
+        """Where images and audio from results are stored (the result names the file; an
+        image's reference also goes on the tool message)."""
         self.publish = publish
         self.notify = notify
         self.cwd = cwd
@@ -279,22 +279,28 @@ class McpManager:
         self.publish(f"mcp:{server.name}", specs)
 
     def _caller(self, connection: ServerConnection) -> Callable[[str, dict[str, Any]], Any]:
-        async def call(tool: str, arguments: dict[str, Any]) -> str:
-            return await run_call(connection, tool, arguments, self._keep)
+        async def call(tool: str, arguments: dict[str, Any]) -> ToolOutput:
+            name = f"{registry_name(connection.server.name, tool)} image"
+            images: list[AttachmentRef] = []
+            text = await run_call(connection, tool, arguments, self._keeper(name, images))
+            return ToolOutput(text, tuple(dict(ref) for ref in images))
 
         return call
 
-    def _keep(self, data: bytes, mime: str) -> str:
-        """Store a result's image or audio by content hash; the path for the text."""
-        digest = hashlib.sha256(data).hexdigest()[:16]
-        path = self.kept / f"{digest}{_EXTENSIONS.get(mime, '.bin')}"
-        try:
-            self.kept.mkdir(parents=True, exist_ok=True)
-            if not path.exists():
-                path.write_bytes(data)
-        except OSError as error:
-            return f"(not stored: {error})"
-        return str(path)
+    def _keeper(self, name: str, images: list[AttachmentRef]) -> Callable[[bytes, str], str]:
+        """Store a result's image or audio by content hash (the path goes in the text); an
+        image's reference goes on the tool message, for vision models (attachments/kept)."""
+
+        def store(data: bytes, mime: str) -> str:
+            try:
+                path, ref = keep(self.kept, data, mime, name)
+            except OSError as error:
+                return f"(not stored: {error})"
+            if ref is not None:
+                images.append(ref)
+            return str(path)
+
+        return store
 
 
 async def run_call(

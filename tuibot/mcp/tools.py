@@ -15,6 +15,7 @@ from typing import Any
 
 from tuibot.settings.mcp import McpServerSettings
 from tuibot.toolkit.decorator import ToolSpec
+from tuibot.toolkit.registry import ToolOutput
 from tuibot.toolkit.sizes import clip_output
 from tuibot.visible import visible
 
@@ -24,8 +25,8 @@ DESCRIPTION_CHARS = 2000
 """Longest tool description the model is shown (a server could send megabytes)."""
 _NOT_NAME = re.compile(r"[^A-Za-z0-9_-]")
 
-Caller = Callable[[str, dict[str, Any]], Awaitable[str]]
-"""``call(tool's own name, arguments) -> result text`` (the server's connection)."""
+Caller = Callable[[str, dict[str, Any]], Awaitable[str | ToolOutput]]
+"""``call(tool's own name, arguments) -> result`` (the server's connection)."""
 Availability = Callable[[], str | None]
 
 
@@ -83,7 +84,7 @@ def _spec(
 ) -> ToolSpec:
     own = tool["name"]
 
-    async def run(**arguments: Any) -> str:
+    async def run(**arguments: Any) -> str | ToolOutput:
         return await call(own, arguments)
 
     return ToolSpec(

@@ -119,7 +119,8 @@ class ProviderSettings:
     """Every model of this provider takes images (attached ``@photo.png``)."""
     vision_models: list[str] = field(default_factory=list)
     """Models that take images when ``vision`` is false: names or patterns
-    (``["llava*", "qwen2.5vl:*"]``); see docs/attachments.md."""
+    (``["llava*", "qwen2.5vl:*"]``); when both are unset, the server is asked (Ollama,
+    LM Studio); see docs/attachments.md."""
 
     def routing_prefixes(self) -> list[str]:
         """The model prefixes that pick this provider (its name when none are set)."""

@@ -114,6 +114,12 @@ class DataPaths:
         return self.root / "mcp"
 
     @property
+    def kept(self) -> Path:
+        """Images and audio that MCP tools returned, by content hash (the MCP manager
+        writes ``mcp/kept``; a tool message's image references are read only from here)."""
+        return self.mcp / "kept"
+
+    @property
     def memory(self) -> Path:
         """One ``<bot>.md`` per bot: what the bot saved for later turns."""
         return self.root / "memory"

@@ -15,7 +15,7 @@ import inspect
 import json
 import logging
 from collections.abc import Collection, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from tuibot.toolkit.decorator import ToolSpec
@@ -37,6 +37,17 @@ class ToolResult:
 
     ok: bool
     output: str
+    images: tuple[dict[str, Any], ...] = ()
+    """References of images the tool kept aside (an MCP result's image blocks), stored
+    on the tool message for vision models (see ``tuibot.attachments.kept``)."""
+
+
+@dataclass(frozen=True)
+class ToolOutput:
+    """What a tool returns when it has images besides its text (MCP tools do)."""
+
+    text: str
+    images: tuple[dict[str, Any], ...] = ()
 
 
 def error_result(message: str) -> ToolResult:
@@ -199,6 +210,8 @@ def describe_exception(exc: BaseException) -> str:
 
 def to_result(value: Any) -> ToolResult:
     """Turn a tool's return value into the model's text; ``Error...`` text is a failure."""
+    if isinstance(value, ToolOutput):
+        return replace(to_result(value.text), images=value.images)
     if value is None:
         return ToolResult(ok=True, output=NO_OUTPUT)
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
