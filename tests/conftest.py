@@ -12,12 +12,15 @@ from pathlib import Path
 import pytest
 from scripted_server import ScriptedServer
 
+from tuibot.system import secrets
+
 pytest_plugins = ["keyring_fixtures", "job_helpers", "llama_fixtures"]
 
 
 @pytest.fixture(autouse=True)
 def hermetic(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Temporary config home, data home and workspace; no provider env vars leak in."""
+    """Temporary config home, data home and workspace; no provider env vars leak in, and
+    no secret an earlier test made known masks this test's output."""
     home, data, workspace = tmp_path / "home", tmp_path / "data", tmp_path / "work"
     for folder in (home, data, workspace):
         folder.mkdir()
@@ -26,6 +29,8 @@ def hermetic(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENAI_BASE_URL"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.chdir(workspace)
+    monkeypatch.setattr(secrets, "_live_secrets", set())
+    monkeypatch.setattr(secrets, "_longest_first", ())
     return tmp_path
 
 
