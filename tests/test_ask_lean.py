@@ -99,6 +99,23 @@ def test_the_cron_tool_is_still_offered_to_the_model(server: ScriptedServer, tmp
     assert "tuibot.jobs.book" not in modules
 
 
+def test_a_second_ask_reads_the_skills_without_yaml(server: ScriptedServer, tmp_path: Path):
+    """The bundled skills' frontmatter is parsed once, then read back from the cache."""
+    argv = ["ask", "--base-url", server.url, "--model", "test-model", "hi"]
+    server.enqueue(text("one"))
+    first, _, code = modules_after(argv, tmp_path / "first.json")
+    assert code == 0 and "yaml" in first  # the dump is real: the first ask parsed them
+    server.enqueue(text("two"))
+
+    second, stdout, code = modules_after(argv, tmp_path / "second.json")
+
+    assert code == 0 and stdout == "two\n"
+    assert "yaml" not in second
+    chat = [r for r in server.requests if r.path == "/v1/chat/completions"][-1]
+    assert chat.body is not None
+    assert "code-review" in json.dumps(chat.body)  # the skills still reach the model
+
+
 def test_the_command_is_found_as_argparse_finds_it() -> None:
     """Only the named command is registered, and an option's value is never taken for it."""
     from tuibot.cli import COMMANDS, build_parser

@@ -33,35 +33,35 @@ OUTPUT_LIMIT = 200 * 1024
 """Bytes of output kept: the tail, where errors and results usually are."""
 
 _ROOTISH = r"(?:/|/\*|~|~/|~/\*|\$HOME|\$HOME/|\$HOME/\*|\*|\.\.?/?)"
-BLOCKED: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
-    (reason, re.compile(pattern, re.IGNORECASE))
-    for reason, pattern in (
-        (
-            "recursive delete of /, ~ or everything",
-            r"\brm\s+(?:-[a-z]*\s+)*-[a-z]*(?:r[a-z]*f|f[a-z]*r)[a-z]*\s+(?:--\s+)?"
-            + _ROOTISH
-            + r"(?:\s|;|&|\||$)",
-        ),
-        ("recursive delete with --no-preserve-root", r"--no-preserve-root\b"),
-        ("formatting a filesystem", r"(?:^|[;&|]\s*|\s)(?:sudo\s+)?mkfs(?:\.\w+)?\b"),
-        ("writing to a disk device with dd", r"\bdd\b[^;&|]*\bof=/dev/(?!null\b|zero\b)"),
-        ("writing to a disk device", r">\s*/dev/(?:sd|hd|nvme|vd|xvd|mmcblk|disk)\w*"),
-        (
-            "shutting down or rebooting the machine",
-            r"(?:^|[;&|]\s*|\bsudo\s+)(?:shutdown|reboot|poweroff|halt|init\s+[06])\b",
-        ),
-        ("a fork bomb", r":\s*\(\s*\)\s*\{[^}]*:\s*\|\s*:\s*&[^}]*\}\s*;?\s*:"),
-        ("formatting a Windows disk", r"(?:^|[;&|]\s*)(?:format\s+[a-z]:|diskpart\b)"),
-        ("recursive delete on Windows", r"\b(?:del\s+/[fsq]|rmdir\s+/s|rd\s+/s)\b"),
-    )
+BLOCKED: tuple[tuple[str, str], ...] = (
+    (
+        "recursive delete of /, ~ or everything",
+        r"\brm\s+(?:-[a-z]*\s+)*-[a-z]*(?:r[a-z]*f|f[a-z]*r)[a-z]*\s+(?:--\s+)?"
+        + _ROOTISH
+        + r"(?:\s|;|&|\||$)",
+    ),
+    ("recursive delete with --no-preserve-root", r"--no-preserve-root\b"),
+    ("formatting a filesystem", r"(?:^|[;&|]\s*|\s)(?:sudo\s+)?mkfs(?:\.\w+)?\b"),
+    ("writing to a disk device with dd", r"\bdd\b[^;&|]*\bof=/dev/(?!null\b|zero\b)"),
+    ("writing to a disk device", r">\s*/dev/(?:sd|hd|nvme|vd|xvd|mmcblk|disk)\w*"),
+    (
+        "shutting down or rebooting the machine",
+        r"(?:^|[;&|]\s*|\bsudo\s+)(?:shutdown|reboot|poweroff|halt|init\s+[06])\b",
+    ),
+    ("a fork bomb", r":\s*\(\s*\)\s*\{[^}]*:\s*\|\s*:\s*&[^}]*\}\s*;?\s*:"),
+    ("formatting a Windows disk", r"(?:^|[;&|]\s*)(?:format\s+[a-z]:|diskpart\b)"),
+    ("recursive delete on Windows", r"\b(?:del\s+/[fsq]|rmdir\s+/s|rd\s+/s)\b"),
 )
-"""(reason, pattern) pairs refused before anyone is asked."""
+"""(reason, pattern) pairs refused before anyone is asked (case-insensitive).
+
+Compiled on the first check, by ``re``'s own cache: every start loads this tool, few run it.
+"""
 
 
 def blocked_reason(command: str) -> str | None:
     """Why ``command`` is refused outright, or None."""
     for reason, pattern in BLOCKED:
-        if pattern.search(command):
+        if re.search(pattern, command, re.IGNORECASE):
             return reason
     return None
 

@@ -12,9 +12,13 @@ import compileall
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[2] / "tuibot"
+BUNDLED_TOOLS = PACKAGE.parent / "tools"
+"""A checkout's bundled tools: read through the bytecode cache like the package (a wheel
+carries them inside ``tuibot/_bundled``, compiled by pip with the rest)."""
 
 
 def compile_package() -> None:
     """Write tuibot's ``__pycache__`` (py_compile writes whatever the flag says)."""
-    if not compileall.compile_dir(PACKAGE, quiet=1):
-        raise SystemExit(f"could not compile {PACKAGE}")
+    for folder in (PACKAGE, BUNDLED_TOOLS):
+        if folder.is_dir() and not compileall.compile_dir(folder, quiet=1):
+            raise SystemExit(f"could not compile {folder}")

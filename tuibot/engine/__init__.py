@@ -126,7 +126,9 @@ class Engine(FrontEndCommands):
         self.windows = self.providers.windows
         """Each model's context window, cached on disk (see docs/context.md)."""
         self.tokens = self.providers.tokens
-        self.skills = SkillCatalog(default_roots(), self._skill_problems)
+        self.skills = SkillCatalog(
+            default_roots(), self._skill_problems, self.paths.cache / "skills.json"
+        )
         self._background: set[asyncio.Task[Any]] = set()
         """Consolidations and late notes running after their turns; cancelled on close."""
         self.memory = MemoryKeeper(

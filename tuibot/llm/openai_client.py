@@ -43,6 +43,20 @@ def import_openai() -> Any:
     return openai
 
 
+def _http_client(openai: Any, base_url: str) -> Any:
+    """For an ``http://`` server, the SDK's client minus the CA bundle read at start.
+
+    None (the SDK's own client) for ``https://``, which needs the bundle anyway.
+    """
+    if not base_url.lower().startswith("http://"):
+        return None
+    from tuibot.llm.lazy_tls import LazyTLSTransport, sdk_httpx
+
+    client_class = openai.DefaultAsyncHttpxClient
+    limits = openai.DEFAULT_CONNECTION_LIMITS
+    return client_class(transport=LazyTLSTransport(sdk_httpx(client_class), limits))
+
+
 class OpenAIClient:
     """Streams chat completions through ``openai.AsyncOpenAI``."""
 
@@ -54,6 +68,7 @@ class OpenAIClient:
             api_key=api_key or NO_KEY,
             timeout=openai.Timeout(provider.stream_timeout, connect=provider.connect_timeout),
             max_retries=provider.max_retries,
+            http_client=_http_client(openai, self.where),
         )
 
     async def stream(

@@ -136,8 +136,9 @@ class ToolsSettings:
     confirm_timeout: float = field(default=300.0, metadata=rules(gt=0))
     """Seconds an approval may wait for an answer before it is denied."""
     import_timeout: float = field(default=5.0, metadata=rules(gt=0, le=600))
-    """Seconds a tool file's import may take; a slower one is abandoned and reported as
-    not loaded, and the other tools load."""
+    """Seconds a user tool file's import may take (bundled tools are tuibot's own code and
+    have no limit); a slower one is abandoned and reported as not loaded, and the other
+    tools load."""
     allow_loopback: bool = False
     """Let web_fetch and http_request reach this machine (127.0.0.1, ::1), for your own
     local services; private networks and cloud metadata stay refused."""

@@ -25,8 +25,11 @@ class SkillCatalog:
         self,
         roots: list[tuple[str, Path]],
         report: Callable[[list[SkillProblem]], None] | None = None,
+        cache_file: Path | None = None,
     ) -> None:
         self.roots = roots
+        self.cache_file = cache_file
+        """Where parsed frontmatter is kept between runs (None: parse every time)."""
         self._report = report
         self._fingerprint: Fingerprint | None = None
         self.skills: list[Skill] = []
@@ -36,7 +39,7 @@ class SkillCatalog:
         """Every loaded skill (available or not), reloading first if a folder changed."""
         fingerprint = self._scan()
         if fingerprint != self._fingerprint:
-            self.skills, self.problems = load_skills(self.roots)
+            self.skills, self.problems = load_skills(self.roots, self.cache_file)
             self._fingerprint = fingerprint
             if self.problems and self._report is not None:
                 self._report(self.problems)

@@ -4,7 +4,8 @@ Skills are written for many assistants and by hand, in every layout YAML allows 
 maps that start on the next line, block lists at the key's indent, folded and literal
 scalars, quoted scalars over several lines). A hand-written subset parser disagreed with
 YAML on real files, so the frontmatter goes through ``yaml.SafeLoader`` (no tags, no
-code). PyYAML is imported only when a skill is read, which keeps start-up fast. What YAML
+code). PyYAML is imported only when a skill's frontmatter is not in the cache
+(:mod:`tuibot.skills.cache`), which keeps start-up fast. What YAML
 refuses is reported with the file's line number, so one odd skill is skipped with a
 reason instead of breaking the rest.
 """
@@ -12,7 +13,10 @@ reason instead of breaking the rest.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tuibot.skills.cache import FrontmatterCache
 
 HINTS = {
     "mapping values are not allowed here": "quote a value that contains ': '",
@@ -47,8 +51,11 @@ def parse_frontmatter(text: str) -> tuple[dict[Any, Any], str, int]:
     return front.fields, front.body, front.body_line
 
 
-def read_frontmatter(text: str) -> Frontmatter:
-    """Split SKILL.md text (BOM and CRLF allowed) and load its frontmatter as YAML."""
+def read_frontmatter(text: str, cache: FrontmatterCache | None = None) -> Frontmatter:
+    """Split SKILL.md text (BOM and CRLF allowed) and load its frontmatter as YAML.
+
+    With ``cache``, a frontmatter parsed before is taken from it and a new one added.
+    """
     lines = text.removeprefix("\ufeff").splitlines()
     if not lines or lines[0].strip() != "---":
         raise FrontmatterError(1, "no frontmatter (the file must start with '---')")
@@ -58,7 +65,13 @@ def read_frontmatter(text: str) -> Frontmatter:
     else:
         raise FrontmatterError(1, "unclosed frontmatter (no closing '---')")
     source = "".join(line + "\n" for line in lines[1:end])
-    fields, key_lines = _load(source, last_line=end)
+    known = cache.get(source) if cache is not None else None
+    if known is not None:
+        fields, key_lines = known
+    else:
+        fields, key_lines = _load(source, last_line=end)
+        if cache is not None:
+            cache.put(source, fields, key_lines)
     body = "\n".join(lines[end + 1 :]).strip() + "\n"
     return Frontmatter(fields, body, end + 2, key_lines)
 

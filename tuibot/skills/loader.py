@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tuibot.skills.cache import FrontmatterCache
 from tuibot.skills.fields import check_fields
 from tuibot.skills.frontmatter import FrontmatterError, parse_frontmatter, read_frontmatter
 
@@ -51,10 +52,10 @@ class Skill:
         return not self.missing
 
 
-def load_skill(folder: Path, source: str) -> Skill:
+def load_skill(folder: Path, source: str, cache: FrontmatterCache | None = None) -> Skill:
     """Load one skill folder; raise FrontmatterError for a malformed SKILL.md."""
     path = folder / "SKILL.md"
-    front = read_frontmatter(path.read_text(encoding="utf-8"))
+    front = read_frontmatter(path.read_text(encoding="utf-8"), cache)
     checked = check_fields(front, folder.name)
     return Skill(
         checked.name,
@@ -69,9 +70,13 @@ def load_skill(folder: Path, source: str) -> Skill:
 
 
 def load_skills(
-    roots: list[tuple[str, Path]],
+    roots: list[tuple[str, Path]], cache_file: Path | None = None
 ) -> tuple[list[Skill], list[SkillProblem]]:
-    """Load skills from (source, folder) pairs; later roots override earlier by name."""
+    """Load skills from (source, folder) pairs; later roots override earlier by name.
+
+    ``cache_file`` keeps the parsed frontmatter between runs (see :mod:`tuibot.skills.cache`).
+    """
+    cache = FrontmatterCache(cache_file)
     found: dict[str, Skill] = {}
     problems: list[SkillProblem] = []
     for source, root in roots:
@@ -79,7 +84,7 @@ def load_skills(
             continue
         for folder in sorted(p for p in root.iterdir() if (p / "SKILL.md").is_file()):
             try:
-                skill = load_skill(folder, source)
+                skill = load_skill(folder, source, cache)
             except FrontmatterError as exc:
                 problems.append(SkillProblem(folder / "SKILL.md", exc.line, exc.reason))
                 continue
@@ -87,6 +92,7 @@ def load_skills(
                 problems.append(SkillProblem(folder / "SKILL.md", 0, str(exc)))
                 continue
             found[skill.name] = skill
+    cache.save()
     return sorted(found.values(), key=lambda s: s.name), problems
 
 

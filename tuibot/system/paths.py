@@ -74,6 +74,11 @@ class DataPaths:
         return cls(root=data_home(), logs=log_home())
 
     @property
+    def cache(self) -> Path:
+        """Derived data kept only to start faster (parsed skill frontmatter); safe to delete."""
+        return self.root / "cache"
+
+    @property
     def chats(self) -> Path:
         """One JSONL file per chat."""
         return self.root / "chats"

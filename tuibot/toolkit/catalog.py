@@ -4,8 +4,9 @@ Both start-up and hot reload go through here, so they cannot disagree: every too
 folder entry (file or package) keeps its own list of specs, and the registry is rebuilt
 from all of them at once (bundled first, user entries override by name). A reload of one
 entry therefore replaces exactly that entry's tools, and deleting it removes them.
-Each entry's import is time-limited (``import_timeout``), so a file that sleeps or spins
-at import is reported like a broken one and cannot stall start-up or ``tools list``.
+Each user entry's import is time-limited (``import_timeout``), so a file that sleeps or
+spins at import is reported like a broken one and cannot stall start-up or ``tools
+list``. Bundled entries are tuibot's own code and load in the calling thread.
 """
 
 from __future__ import annotations
@@ -23,6 +24,9 @@ from tuibot.toolkit.state import ToolStateError, read_disabled
 
 IMPORT_TIMEOUT = 5.0
 """The default of ``tools.import_timeout``: seconds before a hanging import is abandoned."""
+
+OWN_SOURCES = frozenset({"bundled"})
+"""Sources whose files ship with tuibot: no import thread, cached bytecode."""
 
 Notify = Callable[[NoticeLevel, str], None]
 """``notify(level, text)``: how the catalogue tells the user (the engine makes Notices)."""
@@ -119,7 +123,8 @@ class ToolCatalog:
 
     def _load(self, entry: Path, source: str) -> None:
         try:
-            specs = load_tool_entry(entry, source, self.import_timeout)
+            own = source in OWN_SOURCES
+            specs = load_tool_entry(entry, source, self.import_timeout, own=own)
         except ToolLoadError as exc:
             self.errors[entry] = exc
             kept = " (the previous version keeps working)" if entry in self.entries else ""

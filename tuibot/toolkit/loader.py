@@ -9,18 +9,24 @@ including ``SystemExit`` or ``KeyboardInterrupt`` at import — is reported with
 and line. An import that takes longer than a limit (``tools.import_timeout``) is
 abandoned in its daemon thread and reported the same way; if it ever ends, it touches
 nothing a newer load of the same file put in place.
+
+tuibot's own (bundled) tool files ship inside the package like its modules, so they get
+what its modules get: imported in the calling thread, from the bytecode cache that the
+import system keeps valid (``own=True``); the thread, the limit and the fresh compile are
+for files a user can write.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import hashlib
+import importlib.machinery
 import importlib.util
 import re
 import sys
 import traceback
 from pathlib import Path
-from types import ModuleType
+from types import CodeType, ModuleType
 
 from tuibot.toolkit.decorator import ToolSpec
 
@@ -51,27 +57,34 @@ def module_name_for(path: Path, source: str) -> str:
     return f"{PLUGIN_PACKAGE}.{_identifier(source)}.{_identifier(path.stem)}_{digest}"
 
 
-def load_tool_file(path: Path, source: str) -> list[ToolSpec]:
+def load_tool_file(path: Path, source: str, *, own: bool = False) -> list[ToolSpec]:
     """Import ``path`` into a fresh module and return its tools, marked with ``source``.
 
+    ``own``: a file shipped with tuibot, read through the bytecode cache.
     Raises ``ToolLoadError`` when the file cannot be read, compiled or run.
     """
-    module = run_module(path, module_name_for(path, source))
+    module = run_module(path, module_name_for(path, source), cached=own)
     return [dataclasses.replace(spec, source=source, path=path) for spec in collect_specs(module)]
 
 
-def load_tool_entry(path: Path, source: str, timeout: float | None = None) -> list[ToolSpec]:
+def load_tool_entry(
+    path: Path, source: str, timeout: float | None = None, *, own: bool = False
+) -> list[ToolSpec]:
     """Load one entry of a tools folder: a ``.py`` file or a package folder.
 
     With ``timeout``, the import runs in a daemon thread and one that takes longer is
     abandoned: a ``ToolLoadError`` like any broken file, and ``sys.modules`` as before.
+    ``own`` (tuibot's bundled tools) imports in this thread from cached bytecode, with
+    no limit: the files are part of tuibot, as trusted as the code that loads them.
     """
     from tuibot.toolkit.packages import load_tool_package
 
     def load() -> list[ToolSpec]:
-        return load_tool_package(path, source) if path.is_dir() else load_tool_file(path, source)
+        if path.is_dir():
+            return load_tool_package(path, source)
+        return load_tool_file(path, source, own=own)
 
-    if timeout is None:
+    if timeout is None or own:
         return load()
     from tuibot.toolkit.threads import call_with_timeout
 
@@ -140,10 +153,14 @@ def collect_specs(module: ModuleType) -> list[ToolSpec]:
     return found
 
 
-def run_module(path: Path, name: str) -> ModuleType:
-    """Compile and execute ``path`` as module ``name``; ``sys.modules`` changes only on success."""
+def run_module(path: Path, name: str, *, cached: bool = False) -> ModuleType:
+    """Compile and execute ``path`` as module ``name``; ``sys.modules`` changes only on success.
+
+    ``cached`` reads (and writes) the ``__pycache__`` bytecode as an import would; without
+    it the source is compiled every time, so an edit is never hidden by a stale ``.pyc``.
+    """
     try:
-        code = compile(path.read_bytes(), str(path), "exec", dont_inherit=True)
+        code = _code_of(path, name, cached)
     except SyntaxError as exc:
         line = exc.lineno if _same_file(exc.filename, path) else None
         raise ToolLoadError(path, line, f"{type(exc).__name__}: {exc.msg}") from exc
@@ -164,6 +181,16 @@ def run_module(path: Path, name: str) -> ModuleType:
         _restore(name, module, previous)
         raise
     return module
+
+
+def _code_of(path: Path, name: str, cached: bool) -> CodeType:
+    """``path``'s code object: compiled now, or through the import system's bytecode cache."""
+    if not cached:
+        return compile(path.read_bytes(), str(path), "exec", dont_inherit=True)
+    code = importlib.machinery.SourceFileLoader(name, str(path)).get_code(name)
+    if code is None:
+        raise ValueError("no code in the file")
+    return code
 
 
 def _restore(name: str, module: ModuleType, previous: ModuleType | None) -> None:
