@@ -27,14 +27,13 @@ from tuibot.delegation.manager import DelegationManager
 from tuibot.engine.commands import FrontEndCommands
 from tuibot.engine.memory import MemoryKeeper
 from tuibot.engine.providers import Providers
+from tuibot.engine.tool_sources import ToolSources
 from tuibot.engine.turns import Cancellable, ChatState, Outcome, Runner, TurnRunner
 from tuibot.engine.view import EngineView
 from tuibot.events import (
     ChatWaiting,
     Event,
     EventStream,
-    Notice,
-    NoticeLevel,
     ReasoningDelta,
     TaskChanged,
     TextDelta,
@@ -47,7 +46,7 @@ from tuibot.model_choice import Listing, chat_model, choose, model_command
 from tuibot.model_choice import listing as model_listing
 from tuibot.settings import ProviderSettings, Settings
 from tuibot.skills.catalog import SkillCatalog
-from tuibot.skills.loader import SkillProblem, default_roots
+from tuibot.skills.loader import default_roots
 from tuibot.slash import SlashContext, is_command, run_command
 from tuibot.store.chat_lock import ChatLocks, in_use_message
 from tuibot.store.chats import ChatMeta, ChatStore
@@ -76,7 +75,7 @@ def task_runner(
     return asyncio.get_running_loop().create_task(coro, name=f"{group}: {description}")
 
 
-class Engine(FrontEndCommands):
+class Engine(FrontEndCommands, ToolSources):
     """Owns settings, storage, tools, approvals and model clients; runs turns.
 
     Front ends send commands through its methods (the small ones in
@@ -167,65 +166,6 @@ class Engine(FrontEndCommands):
 
     # -- lifecycle -------------------------------------------------------------------
 
-    def load_tools(self, *, lazy_mcp: bool = False) -> None:
-        """Load bundled tools, then the user's (a user tool overrides a bundled one).
-
-        MCP servers start in the background now, or with ``lazy_mcp`` (one-shot ``ask``)
-        on their first call, so a run that calls none never pays for starting them.
-        """
-        from tuibot.delegation.tools import delegation_tools
-        from tuibot.jobs.tool import cron_tool
-        from tuibot.toolkit.catalog import ToolCatalog, default_folders
-        from tuibot.toolkit.state import state_path
-
-        self.tool_catalog = ToolCatalog(
-            self.tools,
-            default_folders(),
-            state_path(),
-            self._tool_notice,
-            builtins=[*delegation_tools(), cron_tool()],
-            import_timeout=self.settings.tools.import_timeout,
-        )
-        self.tool_catalog.load_all()
-        self._start_mcp(lazy_mcp)
-        for problem in self._journal_problems:
-            self._tool_notice(
-                "warning", f"delegation journal: set aside line {problem.line}: {problem.reason}"
-            )
-        self._journal_problems = []
-
-    def _start_mcp(self, lazy: bool) -> None:
-        """Offer the MCP servers' cached tools now; connect them in the background."""
-        if not self.settings.mcp.servers and lazy:
-            return  # nothing to start; one-shot ``ask`` never watches the config
-        from tuibot.mcp.manager import McpManager, keyring_secret
-
-        self.mcp = McpManager(
-            self.settings.mcp.servers,
-            self.paths.mcp,
-            cwd=self.settings.cwd,
-            publish=self.tool_catalog.set_extra,
-            notify=self.events.publish,
-            secret=keyring_secret,
-        )
-        self.mcp.offer_cached()
-        with contextlib.suppress(RuntimeError):  # no loop (a sync caller): cached tools only
-            asyncio.get_running_loop()
-            if not lazy:
-                self.mcp.start()
-
-    def start_reloader(self) -> None:
-        """Hot-reload tools, the tool state file and skills (after ``load_tools``, in a loop)."""
-        from tuibot.toolkit.reload import ToolReloader
-
-        skill_folders = [(folder, self.skills.current) for _, folder in self.skills.roots]
-        self.tool_reloader = ToolReloader(self.tool_catalog, also=skill_folders)
-        self.tool_reloader.start()
-        if (mcp := getattr(self, "mcp", None)) is not None:  # [mcp.servers] edits apply live
-            from tuibot.mcp.watch import watcher_for
-
-            self.mcp_watcher = watcher_for(self.settings, mcp, self._tool_notice)
-
     def claim_instance(self, mode: str) -> Holder | None:
         """Take the single-instance lock (``mode``: ``tui`` or ``headless``).
 
@@ -278,16 +218,6 @@ class Engine(FrontEndCommands):
             self._tasks_loaded = True
             self.tasks.load()
         return self.tasks.recover()
-
-    def _tool_notice(self, level: NoticeLevel, text: str) -> None:
-        """How the tool catalogue and reloader report (the tool log shows these)."""
-        self.events.publish(Notice("", level, text))
-
-    def _skill_problems(self, problems: list[SkillProblem]) -> None:
-        """Skipped skills, reported each time the skill folders change."""
-        for problem in problems:
-            where = f"{problem.path}:{problem.line}" if problem.line else str(problem.path)
-            self.events.publish(Notice("", "warning", f"skill skipped: {where}: {problem.reason}"))
 
     async def close(self) -> None:
         """Cancel running turns and close model connections.
