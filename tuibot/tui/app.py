@@ -42,6 +42,7 @@ from tuibot.tui.widgets.kanban import TaskKanban
 from tuibot.tui.widgets.status_bar import StatusBar
 from tuibot.tui.widgets.tool_log import ToolLog
 from tuibot.tui.work import WorkCommands
+from tuibot.tui.working import WorkingCommands
 
 if TYPE_CHECKING:
     from tuibot.engine import Engine
@@ -81,6 +82,7 @@ class TuibotApp(
     WorkCommands,
     DecisionCommands,
     LookCommands,
+    WorkingCommands,
     App[int],
 ):
     """tuibot's Textual app over one engine."""
@@ -328,9 +330,11 @@ class TuibotApp(
             self._leave_empty_approvals()
         self.after_event(event)
         self.health_after(event)
+        self.progress_after(event)
 
     def on_stream_batch(self, message: StreamBatch) -> None:
         self.session.stream(message)
+        self.progress_stream(message)
         if message.chat != self.current_chat:
             return
         try:

@@ -50,6 +50,7 @@ from tuibot.tui.widgets.history import ROUND_LIMIT_MARK, entries_of, stored_of_t
 from tuibot.tui.widgets.history_lines import HistoryLines
 from tuibot.tui.widgets.stage import Stage
 from tuibot.tui.widgets.tool_call import ToolCallRow
+from tuibot.tui.widgets.working_line import WorkingLine
 
 NOTICE_MARKS = {"info": "ℹ", "warning": "⚠", "error": "⚠"}
 W = TypeVar("W", bound=Widget)
@@ -97,10 +98,13 @@ class Conversation(FollowEnd, VerticalScroll):
         self._rows: dict[str, ToolCallRow] = {}
         self._approvals: dict[str, tuple[MarkLine, str]] = {}
         self._hint = NewMessagesHint()
+        self.working = WorkingLine()
+        """The working indicator, after the blocks (the app draws it)."""
 
     def compose(self) -> Any:
         yield self.history
         yield self._body
+        yield self.working
         yield self._stage
         yield self._hint
 
