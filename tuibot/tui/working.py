@@ -8,7 +8,10 @@ app wakes for nothing.
 
 from __future__ import annotations
 
+from contextlib import suppress
 from typing import TYPE_CHECKING
+
+from textual.css.query import NoMatches
 
 from tuibot.tui import compat
 from tuibot.tui.progress import ProgressBook
@@ -79,7 +82,8 @@ class WorkingCommands(_AppBase):
 
     def _working_tick(self) -> None:
         self._working_frame += 1
-        self.draw_working()
+        with suppress(NoMatches):  # the app is closing: its screen is gone, a turn lingers
+            self.draw_working()
 
     def draw_working(self) -> None:
         """Show the shown chat's running turn (or nothing) in the conversation and bar."""
