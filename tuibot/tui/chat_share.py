@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
     from tuibot.engine import Engine
     from tuibot.store.search import ChatSearch
+    from tuibot.tui.widgets.conversation import Conversation
 
     _AppBase = App[int]
 else:
@@ -35,6 +36,8 @@ class ShareCommands(_AppBase):
         current_chat: str | None
 
         def open_chat(self, chat: str) -> None: ...
+        @property
+        def conversation(self) -> Conversation: ...
 
     _chat_search: ChatSearch | None = None
 
@@ -58,9 +61,12 @@ class ShareCommands(_AppBase):
             return
         if self._chat_search is None or self._chat_search.store is not engine.chats:
             self._chat_search = ChatSearch(engine.chats)
-        chat = await self.push_screen_wait(SearchScreen(self._chat_search))
-        if chat is not None:
-            self.open_chat(chat)
+        hit = await self.push_screen_wait(SearchScreen(self._chat_search))
+        if hit is None:
+            return
+        self.open_chat(hit.meta.id)
+        if hit.message is not None and self.current_chat == hit.meta.id:
+            self.conversation.show_message(hit.message)
 
     @work(group="dialogs", exclusive=True, exit_on_error=False)
     async def fork_chat(self, chat: str) -> None:
