@@ -60,6 +60,14 @@ async def test_a_silent_server_shows_the_indicator_growing_until_esc_stops_it(
         assert "waiting for the model" in app.status.working
         first = seconds_shown(app)
         await until(pilot, lambda: seconds_shown(app) >= first + 1, WAIT_S)
+        running = app.current_chat
+        await pilot.press("ctrl+n")  # another chat: the bar counts the busy one, no timer
+        await until(pilot, lambda: app.current_chat != running)
+        assert app.status.working == "1 other chat working"
+        assert not app.working_ticking and line(app) == ""
+        assert running is not None
+        app.open_chat(running)
+        await until(pilot, lambda: "waiting for the model" in line(app) and app.working_ticking)
         await pilot.press("escape")
         await until(pilot, lambda: line(app) == "", WAIT_S)
         assert app.status.working == ""

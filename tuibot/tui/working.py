@@ -2,8 +2,8 @@
 
 A mixin of :class:`~tuibot.tui.app.TuibotApp`. Engine events and stream batches feed a
 :class:`~tuibot.tui.progress.ProgressBook`; one timer (about 8 frames a second) turns
-the spinner and the elapsed time, and it runs only while some turn runs, so an idle
-app wakes for nothing.
+the spinner and the elapsed time, and it runs only while the chat shown runs a turn,
+so an idle app (or one whose delegations work in the background) wakes for nothing.
 """
 
 from __future__ import annotations
@@ -60,19 +60,12 @@ class WorkingCommands(_AppBase):
 
     @property
     def working_ticking(self) -> bool:
-        """Whether the indicator's timer runs (only while some turn runs)."""
+        """Whether the indicator's timer runs (only while the chat shown runs a turn)."""
         return self._working_timer is not None
 
     def progress_after(self, event: Event) -> None:
-        """Follow an engine event; start or stop the timer as turns start and end."""
+        """Follow an engine event and draw what changed."""
         self.progress.observe(event)
-        running = bool(self.progress.turns)
-        if running and self._working_timer is None:
-            self._working_frame = 0
-            self._working_timer = self.set_interval(TICK_S, self._working_tick, name="working")
-        elif not running and self._working_timer is not None:
-            self._working_timer.stop()
-            self._working_timer = None
         self.draw_working()
 
     def progress_stream(self, batch: StreamBatch) -> None:
@@ -86,8 +79,13 @@ class WorkingCommands(_AppBase):
             self.draw_working()
 
     def draw_working(self) -> None:
-        """Show the shown chat's running turn (or nothing) in the conversation and bar."""
+        """Show the shown chat's running turn (or nothing) in the conversation and bar.
+
+        The timer runs only while the chat shown runs a turn: fifty delegations working
+        in the background change nothing on screen between their events.
+        """
         progress = self.progress.get(self.current_chat)
+        self._tick_while(progress is not None)
         frame = self._working_frame
         self.conversation.working.show(progress, frame, self.stop_key())
         if progress is None:
@@ -95,6 +93,14 @@ class WorkingCommands(_AppBase):
             return
         elapsed = elapsed_text(progress.elapsed())
         self.status.working = f"{spinner(frame)} {progress.waiting_for} {elapsed}"
+
+    def _tick_while(self, running: bool) -> None:
+        if running and self._working_timer is None:
+            self._working_frame = 0
+            self._working_timer = self.set_interval(TICK_S, self._working_tick, name="working")
+        elif not running and self._working_timer is not None:
+            self._working_timer.stop()
+            self._working_timer = None
 
     def stop_key(self) -> str:
         """The key that stops the turn from the composer, as the person set it."""
