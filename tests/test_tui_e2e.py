@@ -122,3 +122,71 @@ def test_a_bracketed_paste_of_an_image_path_attaches_it_once(
     [chat] = list((hermetic / "data" / "chats").glob("*.jsonl"))
     assert '"kind":"image"' in chat.read_text(encoding="utf-8")
     tmux("send-keys", "-t", "app", "C-q")
+
+
+def on_screen(tmux: Callable[..., str]) -> str:
+    return tmux("capture-pane", "-p", "-t", "app")
+
+
+def wait_until_gone(tmux: Callable[..., str], unwanted: str, timeout: float = 30) -> str:
+    """Poll the pane until ``unwanted`` is off screen; fail with the screen if it stays."""
+    deadline = time.monotonic() + timeout
+    screen = on_screen(tmux)
+    while time.monotonic() < deadline and unwanted in screen:
+        time.sleep(0.1)
+        screen = on_screen(tmux)
+    if unwanted in screen:
+        pytest.fail(f"{unwanted!r} stayed on screen:\n{screen}")
+    return screen
+
+
+def test_a_session_working_scrolling_sending_again_and_copying(
+    server: ScriptedServer, hermetic: Path, tmux: Callable[..., str]
+) -> None:
+    """What a person does in their first minutes, at 120×40, read off the real screen."""
+    first = "First answer begins.\n\n" + "\n\n".join(f"Paragraph {i}." for i in range(60))
+    server.enqueue(text(first, pieces=40, delay=0.1))  # about four seconds of streaming
+    server.enqueue(text("The second answer is here."))
+    env = {
+        "TUIBOT_HOME": str(hermetic / "home"),
+        "TUIBOT_DATA": str(hermetic / "data"),
+        "TERM": "xterm-256color",
+        "PATH": os.environ.get("PATH", ""),
+    }
+    app = [str(TUIBOT), "--base-url", server.url, "--model", "test-model"]
+    # tmux hands its panes LINES=24 COLUMNS=80, which Python's terminal size prefers
+    # to the pane's real size: without -u the app draws 80x24 in a 120x40 pane.
+    unset = ["-u", "LINES", "-u", "COLUMNS"]
+    command = " ".join(["env", *unset, *(f"{k}={v}" for k, v in env.items()), *app])
+    tmux("new-session", "-d", "-s", "idle", "-x", "120", "-y", "40", "sleep 600")
+    tmux("set-option", "-g", "set-clipboard", "on")  # before the app's pane opens (OSC 52)
+    tmux("new-session", "-d", "-s", "app", "-x", "120", "-y", "40", command)
+    wait_for_screen(tmux, "127.0.0.1")  # the engine is up and the server answered
+    tmux("send-keys", "-t", "app", "-l", "Tell me a lot")
+    tmux("send-keys", "-t", "app", "Enter")
+    working = wait_for_screen(tmux, "esc to stop")  # the working indicator, while it streams
+    assert "writing" in working or "waiting for the model" in working
+    wait_for_screen(tmux, "Paragraph 59.")
+    wait_until_gone(tmux, "esc to stop")  # the turn ended: the indicator went
+
+    assert "Delegations" in on_screen(tmux), "120 columns: the side pane shows"
+    for _ in range(8):
+        tmux("send-keys", "-t", "app", "PageUp")  # the composer pages the chat
+    up = wait_for_screen(tmux, "First answer begins.")
+    assert "Paragraph 59." not in up, "scrolled up, the end is out of view"
+    for _ in range(10):
+        tmux("send-keys", "-t", "app", "PageDown")
+    wait_for_screen(tmux, "Paragraph 59.")
+
+    tmux("send-keys", "-t", "app", "-l", "And briefly?")
+    tmux("send-keys", "-t", "app", "Enter")
+    screen = wait_for_screen(tmux, "The second answer is here.")
+    assert "And briefly?" in screen
+
+    assert tmux("show-buffer") == "", "nothing copied yet"
+    tmux("send-keys", "-t", "app", "M-c")  # alt+c: the answer in view, as Markdown
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and tmux("show-buffer") != "The second answer is here.":
+        time.sleep(0.1)
+    assert tmux("show-buffer") == "The second answer is here.", "the terminal got OSC 52"
+    tmux("send-keys", "-t", "app", "C-q")

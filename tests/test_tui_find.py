@@ -129,3 +129,38 @@ async def test_e_exports_markdown_and_asks_before_replacing(
             target.write_text("old") if not replace else None
         text = target.read_text(encoding="utf-8")
         assert text.startswith("# Birds\n") and "The brown pelican dives for fish." in text
+
+
+def visible_text(app: TuibotApp) -> str:
+    """The stored history's lines inside the conversation's view now."""
+    conversation = app.conversation
+    history = conversation.history
+    top = round(conversation.scroll_y) - history.virtual_region.y
+    return "\n".join(history.text_of_rows(top, top + conversation.size.height))
+
+
+async def test_a_search_result_opens_at_the_message_it_was_found_in(
+    server: ScriptedServer,
+) -> None:
+    chats = store()
+    meta = chats.create(title="Long talk")
+    messages = []
+    for n in range(120):
+        messages.append({"role": "user", "content": f"Question {n}?"})
+        answer = "The albatross glides for days." if n == 10 else f"Answer {n}."
+        messages.append({"role": "assistant", "content": answer})
+    chats.append(meta.id, messages)
+    app = make_app(server)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await pilot.press("f2", "slash", *"albatross")
+        screen = app.screen
+        assert isinstance(screen, SearchScreen)
+        await until(pilot, lambda: [h.message for h in screen.hits] == [21])
+        await pilot.press("enter")
+        await until(pilot, lambda: app.current_chat == meta.id)
+        await until(pilot, lambda: "albatross glides" in visible_text(app), 30)
+        assert not app.conversation.following, "new text must not pull the view away"
+        history = app.conversation.history
+        assert history.cursor is not None
+        assert history.entries[history.cursor].text == "The albatross glides for days."

@@ -143,3 +143,23 @@ async def test_scrolling_back_to_the_bottom_resumes_following(server: ScriptedSe
         assert conversation.following and not _hint(app).display
         await until(pilot, lambda: any(a.finished for a in _answers(app)), timeout=WAIT_S)
         await until(pilot, lambda: _on_screen(app, "Bit 59."))
+
+
+async def test_page_keys_within_one_frame_each_move_a_page(server: ScriptedServer) -> None:
+    """A held PageUp (or keys from tmux) arrive faster than frames: none may be lost."""
+    app = make_app(server)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await _opened(pilot, app)
+        conversation = app.conversation
+        await pilot.pause()
+        start, page = conversation.scroll_y, conversation.scrollable_content_region.height
+        for _ in range(3):
+            conversation.action_page_up()  # no refresh in between
+        await pilot.pause()
+        top = conversation.scroll_y
+        assert start - top > 2 * page, "three pages up (history drawn meanwhile may shift it)"
+        for _ in range(3):
+            conversation.action_page_down()
+        await pilot.pause()
+        assert conversation.scroll_y - top > 2 * page

@@ -77,6 +77,36 @@ def test_main_layout_with_a_streamed_answer(server: ScriptedServer, snap_compare
     assert snap_compare(make_app(server), terminal_size=SIZE, run_before=scene)
 
 
+@pytest.mark.parametrize(
+    "size", [(80, 24), (120, 40), (200, 60)], ids=["80x24", "120x40", "200x60"]
+)
+def test_layout_at_three_sizes(
+    server: ScriptedServer, snap_compare: Any, size: tuple[int, int]
+) -> None:
+    """The conversation keeps most of the width; at 80 columns the side pane is hidden."""
+    assert snap_compare(make_app(server), terminal_size=size, run_before=answered)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
+def test_approvals_opened_at_two_sizes(
+    server: ScriptedServer, snap_compare: Any, size: tuple[int, int]
+) -> None:
+    """ctrl+g: beside the conversation at 120 columns, in its place at 80."""
+    asking: list[Any] = []
+
+    async def scene(pilot: Pilot[Any]) -> None:
+        app = await start(pilot)
+        engine = engine_of(app)
+        chat = engine.new_chat(title="Release checklist").id
+        app.open_chat(chat)
+        asking.extend(ask_approvals(engine, chat))
+        await until(pilot, lambda: len(engine.approvals.pending()) == 3)
+        await pilot.press("ctrl+g")
+        await settle(pilot)
+
+    assert snap_compare(make_app(server), terminal_size=size, run_before=scene)
+
+
 def test_reasoning_and_tool_output_expanded(server: ScriptedServer, snap_compare: Any) -> None:
     async def scene(pilot: Pilot[Any]) -> None:
         await answered(pilot)

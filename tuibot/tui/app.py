@@ -15,7 +15,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.css.query import NoMatches
 from textual.widget import Widget
-from textual.widgets import Footer, TabbedContent, TabPane
+from textual.widgets import TabbedContent, TabPane
 
 from tuibot.events import ApprovalDecided, ApprovalRequested
 from tuibot.tui.bridge import EngineBridge
@@ -31,17 +31,20 @@ from tuibot.tui.pane_guard import PaneGuard
 from tuibot.tui.runner import worker_runner
 from tuibot.tui.scheduled import start_scheduled_work
 from tuibot.tui.sessions import SessionState
+from tuibot.tui.side_pane import SidePaneCommands
 from tuibot.tui.startup import build_engine, warm_sdk
 from tuibot.tui.widgets.approvals import ApprovalsPane
 from tuibot.tui.widgets.chat_list import ChatList
 from tuibot.tui.widgets.composer import Composer
 from tuibot.tui.widgets.conversation import Conversation
 from tuibot.tui.widgets.delegation_tree import DelegationTree
+from tuibot.tui.widgets.footer import AppFooter
 from tuibot.tui.widgets.gc_quiet import GC_QUIET
 from tuibot.tui.widgets.kanban import TaskKanban
 from tuibot.tui.widgets.status_bar import StatusBar
 from tuibot.tui.widgets.tool_log import ToolLog
 from tuibot.tui.work import WorkCommands
+from tuibot.tui.working import WorkingCommands
 
 if TYPE_CHECKING:
     from tuibot.engine import Engine
@@ -81,6 +84,8 @@ class TuibotApp(
     WorkCommands,
     DecisionCommands,
     LookCommands,
+    WorkingCommands,
+    SidePaneCommands,
     App[int],
 ):
     """tuibot's Textual app over one engine."""
@@ -90,7 +95,8 @@ class TuibotApp(
         (0, "-narrow"),
         (120, "-wide"),
     ]
-    """Below 120 columns the side pane starts hidden (ctrl+b or its F-keys show it)."""
+    """Below 120 columns the side pane is hidden; opened, it takes the conversation's place
+    (see :mod:`tuibot.tui.side_pane`)."""
     TITLE = "tuibot"
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -173,7 +179,7 @@ class TuibotApp(
                     yield ToolLog(id="tools")
                 with TabPane("Approvals", id="tab-approvals"):
                     yield ApprovalsPane(id="approvals")
-        yield Footer()
+        yield AppFooter()
 
     @property
     def status(self) -> StatusBar:
@@ -328,9 +334,11 @@ class TuibotApp(
             self._leave_empty_approvals()
         self.after_event(event)
         self.health_after(event)
+        self.progress_after(event)
 
     def on_stream_batch(self, message: StreamBatch) -> None:
         self.session.stream(message)
+        self.progress_stream(message)
         if message.chat != self.current_chat:
             return
         try:
@@ -350,12 +358,17 @@ class TuibotApp(
 
     def _left_empty_approvals(self) -> None:
         pane = self.query_one(ApprovalsPane)
+        if pane.request_ids:
+            return
         focused = self.focused
-        if not pane.request_ids and focused is not None and pane in (focused, *focused.ancestors):
+        if focused is not None and pane in (focused, *focused.ancestors):
             self.composer.focus()
+        self.close_side_after_request()
 
     @on(OpenChat)
     def on_open(self, message: OpenChat) -> None:
+        if self.narrow:  # from a pane in the conversation's place: show the conversation
+            self.hide_side()
         self.open_chat(message.chat)
 
     # -- actions ---------------------------------------------------------------------
@@ -365,16 +378,11 @@ class TuibotApp(
         if self.screen is not self.screen_stack[0]:
             return  # a dialog is open: its keys, not the panes behind it
         if pane in TABS:
-            side = self.query_one("#side", TabbedContent)
-            side.display = True
-            side.active = TABS[pane]
+            self.show_side(for_request=pane == "approvals")
+            self.query_one("#side", TabbedContent).active = TABS[pane]
         self.query_one(PANES[pane]).focus()
         if pane == "approvals":
             self.dismiss_approval_toasts()
-
-    def action_toggle_side(self) -> None:
-        side = self.query_one("#side", TabbedContent)
-        side.display = not side.display
 
     def action_maximize_pane(self) -> None:
         """Zoom the focused pane (not just the widget inside it) to the screen, or back."""

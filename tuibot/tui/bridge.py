@@ -59,4 +59,5 @@ class EngineBridge:
             self._flush_handle = None
         pending, self._pending = self._pending, {}
         for (chat, turn), (text, reasoning) in pending.items():
-            self._post(StreamBatch(chat, turn, "".join(text), "".join(reasoning)))
+            count = len(text) + len(reasoning)
+            self._post(StreamBatch(chat, turn, "".join(text), "".join(reasoning), pieces=count))

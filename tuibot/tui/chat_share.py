@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from textual.app import App
 
     from tuibot.engine import Engine
+    from tuibot.tui.widgets.conversation import Conversation
 
     _AppBase = App[int]
 else:
@@ -35,6 +36,8 @@ class ShareCommands(_AppBase):
         current_chat: str | None
 
         def open_chat(self, chat: str) -> None: ...
+        @property
+        def conversation(self) -> Conversation: ...
 
     def on_chat_list_search_requested(self, message: ChatList.SearchRequested) -> None:
         self.search_chats()
@@ -53,9 +56,12 @@ class ShareCommands(_AppBase):
         engine = self.engine
         if engine is None:
             return
-        chat = await self.push_screen_wait(SearchScreen(engine.view))
-        if chat is not None:
-            self.open_chat(chat)
+        hit = await self.push_screen_wait(SearchScreen(engine.view))
+        if hit is None:
+            return
+        self.open_chat(hit.meta.id)
+        if hit.message is not None and self.current_chat == hit.meta.id:
+            self.conversation.show_message(hit.message)
 
     @work(group="dialogs", exclusive=True, exit_on_error=False)
     async def fork_chat(self, chat: str) -> None:

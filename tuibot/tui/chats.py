@@ -52,6 +52,7 @@ class ChatCommands(_AppBase):
         def status(self) -> StatusBar: ...
         def health_before_send(self) -> None: ...
         def show_chat_model(self) -> None: ...
+        def draw_working(self) -> None: ...
 
     _last_escape: float = 0.0
 
@@ -94,6 +95,7 @@ class ChatCommands(_AppBase):
         self.composer.show_queued(queued)
         self.status.chat_usage = self.session.usage_of(chat)
         self.status.context = self.session.context.get(chat or "", (0, 0))
+        self.draw_working()
 
     def on_composer_submitted(self, message: Composer.Submitted) -> None:
         self.conversation.follow()  # what was sent and its answer come into view

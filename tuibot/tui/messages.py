@@ -27,7 +27,7 @@ class EngineEvent(Message):
 class StreamBatch(Message):
     """Streamed answer and reasoning text of one turn, gathered over one frame."""
 
-    def __init__(self, chat: str, turn: str, text: str, reasoning: str) -> None:
+    def __init__(self, chat: str, turn: str, text: str, reasoning: str, *, pieces: int = 0) -> None:
         super().__init__()
         self.chat = chat
         self.turn = turn
@@ -35,6 +35,8 @@ class StreamBatch(Message):
         """Answer text since the last batch (may be empty)."""
         self.reasoning = reasoning
         """Reasoning text since the last batch (may be empty)."""
+        self.pieces = pieces
+        """How many deltas the batch joins (about one token each), for the indicator."""
 
 
 class EngineReady(Message):

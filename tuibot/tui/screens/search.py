@@ -2,7 +2,8 @@
 
 The results update as you type (after a short pause, so a long chat folder is not
 searched per key); each shows the chat's title and the line the first word was found
-in. Enter opens the highlighted result (the first one while the cursor is in the box).
+in. Enter opens the highlighted result (the first one while the cursor is in the box),
+scrolled to the message the words were found in.
 Searches run in a thread: the first one reads every chat file (seconds for thousands of
 long chats), and the screen must keep answering keys meanwhile.
 """
@@ -36,8 +37,8 @@ class Searching(Protocol):
         ...
 
 
-class SearchScreen(ModalScreen[str | None]):
-    """Dismisses with the chosen chat's id, or None on Escape."""
+class SearchScreen(ModalScreen[SearchHit | None]):
+    """Dismisses with the chosen hit (its chat and message), or None on Escape."""
 
     DEFAULT_CSS = """
     SearchScreen { align: center middle; }
@@ -102,13 +103,14 @@ class SearchScreen(ModalScreen[str | None]):
         event.stop()
         hits = await asyncio.to_thread(self.search.search, event.value)
         if hits:
-            self.dismiss(hits[0].meta.id)
+            self.dismiss(hits[0])
 
     @on(OptionList.OptionSelected, "#search-results")
     def _selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
-        if event.option.id:
-            self.dismiss(event.option.id)
+        chosen = [hit for hit in self.hits if hit.meta.id == event.option.id]
+        if chosen:
+            self.dismiss(chosen[0])
 
     def action_to_results(self) -> None:
         if self.hits:

@@ -46,10 +46,16 @@ from tuibot.tui.widgets.blocks import (
 )
 from tuibot.tui.widgets.chips import AttachmentChips
 from tuibot.tui.widgets.follow_hint import FollowEnd, NewMessagesHint
-from tuibot.tui.widgets.history import ROUND_LIMIT_MARK, entries_of, stored_of_turn
+from tuibot.tui.widgets.history import (
+    ROUND_LIMIT_MARK,
+    entries_of,
+    entry_of_message,
+    stored_of_turn,
+)
 from tuibot.tui.widgets.history_lines import HistoryLines
 from tuibot.tui.widgets.stage import Stage
 from tuibot.tui.widgets.tool_call import ToolCallRow
+from tuibot.tui.widgets.working_line import WorkingLine
 
 NOTICE_MARKS = {"info": "ℹ", "warning": "⚠", "error": "⚠"}
 W = TypeVar("W", bound=Widget)
@@ -97,10 +103,13 @@ class Conversation(FollowEnd, VerticalScroll):
         self._rows: dict[str, ToolCallRow] = {}
         self._approvals: dict[str, tuple[MarkLine, str]] = {}
         self._hint = NewMessagesHint()
+        self.working = WorkingLine()
+        """The working indicator, after the blocks (the app draws it)."""
 
     def compose(self) -> Any:
         yield self.history
         yield self._body
+        yield self.working
         yield self._stage
         yield self._hint
 
@@ -131,6 +140,16 @@ class Conversation(FollowEnd, VerticalScroll):
         old.remove()
         self.mount(self._body, after=self.history)
         self.follow()
+
+    def show_message(self, index: int) -> None:
+        """Bring stored message ``index`` into view and mark it (a search result)."""
+        entry = entry_of_message(self._stored, index)
+        if entry is None:
+            return
+        self.release_anchor()  # the person reads there now: new text must not pull away
+        self.history.cursor = entry
+        self.history.focus()
+        self.call_after_refresh(self.history.scroll_to_block, entry)
 
     def echo_user(self, text: str) -> None:
         """Show the person's message at once (the turn's TurnStarted must not repeat it)."""
@@ -338,12 +357,16 @@ class Conversation(FollowEnd, VerticalScroll):
         self._tell_history(round(self.scroll_y))
 
     def action_page_up(self) -> None:
-        """A page up, at once: a scroll animation at 50 rows a second would lag behind."""
-        self.scroll_page_up(animate=False)
+        """A page up, at once: a scroll animation at 50 rows a second would lag behind,
+        and a scroll deferred to the next frame would make keys pressed within one frame
+        (a held PageUp, keys from tmux) move one page between them."""
+        page = self.scrollable_content_region.height
+        self.scroll_to(y=self.scroll_y - page, animate=False, immediate=True)
 
     def action_page_down(self) -> None:
-        """A page down, at once."""
-        self.scroll_page_down(animate=False)
+        """A page down, at once (see :meth:`action_page_up`)."""
+        page = self.scrollable_content_region.height
+        self.scroll_to(y=self.scroll_y + page, animate=False, immediate=True)
         self.call_after_refresh(self.resume_at_bottom)
 
     def action_top(self) -> None:

@@ -23,6 +23,7 @@ from textual.selection import Selection
 from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import Markdown
+from textual.widgets.markdown import MarkdownBlock
 
 from tuibot.tui import compat
 
@@ -56,7 +57,34 @@ def laid_out(regions: dict[Widget, Region]) -> bool:
     already places them at their new sizes while they still draw at the old ones, and
     a copy taken then keeps a table without its rows. Such a drawing is not taken.
     """
-    return all(child.outer_size == region.size for child, region in regions.items())
+    return all(
+        child.outer_size == region.size and not _grew(child, region)
+        for child, region in regions.items()
+    )
+
+
+def _grew(widget: Widget, region: Region) -> bool:
+    """Whether a text block's content now needs another height than it was laid out at.
+
+    A paragraph or a table row updated in place (the live tail) keeps its old height
+    until the next layout, and so does its container's cached arrangement: laid out
+    again off screen right after the update, it still gets the old height, and the copy
+    loses the lines the new text wrapped onto. Widgets without children and with an
+    automatic height are asked: Markdown's text blocks (paragraphs, headings) must fit
+    exactly; anything else (a table cell, stretched to its row) must not need more.
+    """
+    height = widget.styles.height
+    if widget.children or height is None or not height.is_auto:
+        return False
+    gutter = widget.styles.gutter
+    width = region.width - gutter.width
+    if width <= 0:
+        return False
+    size = Size(region.width, region.height)
+    needed = widget.get_content_height(size, size, width) + gutter.height
+    if isinstance(widget, MarkdownBlock):
+        return needed != region.height
+    return needed > region.height
 
 
 def render_detached(widget: Widget, width: int, room: int = 10_000) -> list[Strip]:

@@ -251,3 +251,21 @@ def stored_of_turn(messages: Sequence[ChatMessage], turn: str) -> tuple[str, str
             if isinstance(message.get("reasoning"), str):
                 reasoning.append(message["reasoning"])
     return "".join(text), "".join(reasoning)
+
+
+def entry_of_message(messages: Sequence[ChatMessage], index: int) -> int | None:
+    """The block that shows stored message ``index`` (a search result's message).
+
+    A tool result is shown with its call, so it leads to the call's block; a message that
+    draws nothing leads to the next block. None when the chat draws no blocks at all.
+    """
+    total = len(entries_of(messages))
+    if not total or not 0 <= index < len(messages):
+        return None
+    before = entries_of(messages[:index])
+    call_id = messages[index].get("tool_call_id") if messages[index].get("role") == "tool" else None
+    if call_id:
+        calls = [n for n, entry in enumerate(before) if entry.call_id == call_id]
+        if calls:
+            return calls[-1]
+    return min(len(before), total - 1)

@@ -56,6 +56,8 @@ class StatusBar(Widget):
     """(tokens the chat's last request took, the model's window); (0, 0) = not measured."""
     pending: reactive[int] = reactive(0)
     """Approval requests waiting for an answer."""
+    working: reactive[str] = reactive("")
+    """The shown chat's running turn (spinner, what it waits for, elapsed), or ""."""
 
     def render(self) -> Text:
         mark, style = HEALTH_MARKS.get(self.health, HEALTH_MARKS["unknown"])
@@ -63,6 +65,9 @@ class StatusBar(Widget):
         if self.bot:
             line.append(f"{self.bot}", "bold")
             line.append(f" · {self.model}  " if self.model else "  ")
+        if self.working:
+            line.append(self.working, "bold")
+            line.append("  ")
         line.append(mark + " ", style)
         line.append(self.health_detail or self.health, "dim")
         used, window = self.context
