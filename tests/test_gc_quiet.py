@@ -6,7 +6,7 @@ import gc
 import weakref
 from collections.abc import Callable
 
-from tuibot.tui.widgets.gc_quiet import QUIET_THRESHOLD_2, GcQuiet
+from tuibot.tui.render.gc_quiet import QUIET_THRESHOLD_2, GcQuiet
 
 
 class Node:

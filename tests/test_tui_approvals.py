@@ -22,12 +22,13 @@ from tui_helpers import SIZE, make_app, ready, until
 
 from tuibot.approvals import ApprovalRequest, Decision
 from tuibot.events import ApprovalRequested, ToolFinished
-from tuibot.tui import clock, decisions
+from tuibot.tui import clock
+from tuibot.tui.actions import decisions
 from tuibot.tui.app import TuibotApp
 from tuibot.tui.messages import ShowRequest
 from tuibot.tui.notify import CUT_NOTE, clean_summary, notification_escapes
+from tuibot.tui.text.approval_text import describe, time_left, visible
 from tuibot.tui.widgets import approvals
-from tuibot.tui.widgets.approval_text import describe, time_left, visible
 from tuibot.tui.widgets.approvals import ApprovalsPane, RequestCard
 
 

@@ -12,9 +12,9 @@ from pathlib import Path
 from scripted_server import ScriptedServer, text
 from tui_helpers import SIZE, make_app, ready, until
 
+from tuibot.tui.text.path_completion import candidates
 from tuibot.tui.widgets.chips import AttachmentChips
 from tuibot.tui.widgets.conversation import Conversation
-from tuibot.tui.widgets.path_completion import candidates
 
 
 async def test_at_completes_a_path_and_the_file_is_attached(server: ScriptedServer) -> None:

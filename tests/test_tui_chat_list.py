@@ -23,8 +23,8 @@ from tuibot.events import (
 )
 from tuibot.tui.app import TuibotApp
 from tuibot.tui.screens.confirm import ConfirmScreen
+from tuibot.tui.text.chat_rows import ChatRows
 from tuibot.tui.widgets.chat_list import ChatList
-from tuibot.tui.widgets.chat_rows import ChatRows
 
 TEN_MIN = {"timeMs": 600_000}
 ONE_BOT = '[agent]\nname = "Assistant"\nmodel = "test-model"\n'

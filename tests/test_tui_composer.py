@@ -18,7 +18,7 @@ from tui_helpers import SIZE, make_app, ready, until
 
 from tuibot.events import CommandOutput, TurnFinished
 from tuibot.tui.app import TuibotApp
-from tuibot.tui.history import HISTORY_FILE, InputHistory
+from tuibot.tui.recall import HISTORY_FILE, InputHistory
 from tuibot.tui.widgets.completion import CommandCompletion
 
 

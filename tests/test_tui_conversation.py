@@ -20,11 +20,11 @@ from textual.widgets import Markdown
 from tui_helpers import SIZE, make_app, ready, until
 
 from tuibot.tui.app import TuibotApp
+from tuibot.tui.render.mdsplit import BlockSplitter, cuts_are_safe, split_settled
 from tuibot.tui.widgets.answer import AnswerView
 from tuibot.tui.widgets.blocks import MarkLine, NoticeBlock, ReasoningBlock, UserMessage
 from tuibot.tui.widgets.conversation import Conversation
 from tuibot.tui.widgets.frozen import FrozenChunk, render_off_screen
-from tuibot.tui.widgets.mdsplit import BlockSplitter, cuts_are_safe, split_settled
 from tuibot.tui.widgets.tail import LiveTail
 from tuibot.tui.widgets.tool_call import ToolCallRow
 

@@ -19,13 +19,13 @@ from tui_helpers import SIZE, make_app, ready, until
 
 from tuibot.approvals import Decision
 from tuibot.tui.app import TuibotApp
+from tuibot.tui.render.history_rows import Drawing, HistoryRows
+from tuibot.tui.render.rowmap import RowMap
 from tuibot.tui.widgets import history_lines
 from tuibot.tui.widgets.conversation import Conversation
 from tuibot.tui.widgets.frozen import render_off_screen
-from tuibot.tui.widgets.history import build, entries_of
+from tuibot.tui.widgets.history_blocks import build, entries_of
 from tuibot.tui.widgets.history_lines import HistoryLines
-from tuibot.tui.widgets.history_rows import Drawing, HistoryRows
-from tuibot.tui.widgets.rowmap import RowMap
 from tuibot.tui.widgets.tool_call import ToolCallRow
 
 # -- the row map ------------------------------------------------------------------------

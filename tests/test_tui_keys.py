@@ -9,7 +9,7 @@ from textual.system_commands import SystemCommandsProvider
 from textual.widgets import Static
 from tui_helpers import SIZE, Notes, make_app, ready, until
 
-from tuibot.tui.keymap import check_keymap, is_key_name
+from tuibot.tui.keys.keymap import check_keymap, is_key_name
 from tuibot.tui.screens.help import HelpScreen
 
 

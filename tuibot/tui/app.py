@@ -1,6 +1,6 @@
 """The full-screen app: lays out the panes, routes engine events, runs the commands.
 
-The app paints first and builds the engine after (see :mod:`tuibot.tui.startup`). It is
+The app paints first and builds the engine after (see :mod:`tuibot.tui.actions.startup`). It is
 the only place that calls the engine: panes render what they are given and ask for
 changes with messages.
 """
@@ -18,33 +18,33 @@ from textual.widget import Widget
 from textual.widgets import TabbedContent, TabPane
 
 from tuibot.events import ApprovalDecided, ApprovalRequested
+from tuibot.tui.actions.chat_commands import ChatCommands
+from tuibot.tui.actions.copying import COPY_BINDINGS, CopyCommands
+from tuibot.tui.actions.decisions import DecisionCommands
+from tuibot.tui.actions.health import HealthCommands
+from tuibot.tui.actions.looks import LookCommands
+from tuibot.tui.actions.models import ModelCommands
+from tuibot.tui.actions.scheduled import start_scheduled_work
+from tuibot.tui.actions.share import ShareCommands
+from tuibot.tui.actions.side_pane import SidePaneCommands
+from tuibot.tui.actions.startup import build_engine, warm_sdk
+from tuibot.tui.actions.work import WorkCommands
+from tuibot.tui.actions.working import WorkingCommands
 from tuibot.tui.bridge import EngineBridge
-from tuibot.tui.chat_share import ShareCommands
-from tuibot.tui.chats import ChatCommands
-from tuibot.tui.copying import COPY_BINDINGS, CopyCommands
-from tuibot.tui.decisions import DecisionCommands
-from tuibot.tui.health import HealthCommands
-from tuibot.tui.looks import LookCommands
 from tuibot.tui.messages import EngineEvent, EngineReady, OpenChat, StreamBatch
-from tuibot.tui.models import ModelCommands
 from tuibot.tui.pane_guard import PaneGuard
+from tuibot.tui.render.gc_quiet import GC_QUIET
 from tuibot.tui.runner import worker_runner
-from tuibot.tui.scheduled import start_scheduled_work
 from tuibot.tui.sessions import SessionState
-from tuibot.tui.side_pane import SidePaneCommands
-from tuibot.tui.startup import build_engine, warm_sdk
 from tuibot.tui.widgets.approvals import ApprovalsPane
 from tuibot.tui.widgets.chat_list import ChatList
 from tuibot.tui.widgets.composer import Composer
 from tuibot.tui.widgets.conversation import Conversation
 from tuibot.tui.widgets.delegation_tree import DelegationTree
 from tuibot.tui.widgets.footer import AppFooter
-from tuibot.tui.widgets.gc_quiet import GC_QUIET
 from tuibot.tui.widgets.kanban import TaskKanban
 from tuibot.tui.widgets.status_bar import StatusBar
 from tuibot.tui.widgets.tool_log import ToolLog
-from tuibot.tui.work import WorkCommands
-from tuibot.tui.working import WorkingCommands
 
 if TYPE_CHECKING:
     from tuibot.engine import Engine
@@ -96,7 +96,7 @@ class TuibotApp(
         (120, "-wide"),
     ]
     """Below 120 columns the side pane is hidden; opened, it takes the conversation's place
-    (see :mod:`tuibot.tui.side_pane`)."""
+    (see :mod:`tuibot.tui.actions.side_pane`)."""
     TITLE = "tuibot"
 
     BINDINGS: ClassVar[list[BindingType]] = [

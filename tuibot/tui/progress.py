@@ -3,7 +3,7 @@
 A silent model server can take a minute before its first token; without a sign of life
 a person cannot tell a slow model from a hung app. The app keeps one
 :class:`TurnProgress` per chat with a running turn and draws it (see
-:mod:`tuibot.tui.working`). Nothing here imports Textual: it is plain bookkeeping over
+:mod:`tuibot.tui.actions.working`). Nothing here imports Textual: it is plain bookkeeping over
 the engine's events and the bridge's stream batches.
 """
 

@@ -2,7 +2,7 @@
 
 Why read the bindings live instead of a written list: a list goes stale, and after
 ``[tui.keys]`` rebinds a key the help must show the new one. The rows come from the
-widgets' own ``BINDINGS`` through the keymap in effect (see :mod:`tuibot.tui.keymap`).
+widgets' own ``BINDINGS`` through the keymap in effect (see :mod:`tuibot.tui.keys.keymap`).
 Where tuibot binds a key that Textual also gives a generic meaning in the same pane
 (ctrl+c, the arrows of the conversation), only tuibot's row lists it: the generic one
 would show the key twice with two meanings.
@@ -20,7 +20,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from tuibot.tui.keymap import BindingGroup, BindingRow, binding_groups
+from tuibot.tui.keys.keymap import BindingGroup, BindingRow, binding_groups
 
 
 class HelpScreen(ModalScreen[None]):

@@ -4,7 +4,7 @@ Jobs run while nobody watches, so a person needs one place to see what is schedu
 the last run went (or why it was missed or skipped), and to run, pause, resume or delete a
 job. The table reads ``jobs.json`` each second, so changes from ``tuibot jobs`` or a
 headless tuibot show up by themselves. When another process runs the jobs, the screen says
-which, and ``t`` takes over (see :mod:`tuibot.tui.scheduled`).
+which, and ``t`` takes over (see :mod:`tuibot.tui.actions.scheduled`).
 """
 
 from __future__ import annotations
@@ -126,7 +126,7 @@ class JobsScreen(ModalScreen[None]):
             return "Jobs and the heartbeat run in this window."
         if not self.engine.view.settings.jobs.enabled:
             return "jobs.enabled is false: no job runs while it is."
-        from tuibot.tui.scheduled import cannot_take_over
+        from tuibot.tui.actions.scheduled import cannot_take_over
 
         holder = self._holder()
         if holder is None:
@@ -200,7 +200,7 @@ class JobsScreen(ModalScreen[None]):
         if self.engine.view.jobs_run_here():
             self.notify("Jobs already run in this window.", timeout=3)
             return
-        from tuibot.tui.scheduled import cannot_take_over
+        from tuibot.tui.actions.scheduled import cannot_take_over
 
         holder = self._holder()
         if holder is None:  # the other one ended meanwhile: nothing to stop, nothing to ask
@@ -223,7 +223,7 @@ class JobsScreen(ModalScreen[None]):
 
     @work(group="take-over", exclusive=True, exit_on_error=False, description="take over jobs")
     async def take_over(self, holder: Holder | None) -> None:
-        from tuibot.tui.scheduled import take_over
+        from tuibot.tui.actions.scheduled import take_over
 
         for severity, text in await take_over(self.engine, holder):
             self.app.notify(text, severity=severity, markup=False)

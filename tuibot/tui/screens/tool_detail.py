@@ -13,7 +13,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
-from tuibot.tui.widgets import bars
+from tuibot.tui.text import bars
 
 if TYPE_CHECKING:
     from tuibot.tui.widgets.tool_log import ToolEntry

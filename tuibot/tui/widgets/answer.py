@@ -7,7 +7,7 @@ collection walks.
 
 Here only the unfinished end is live. The :class:`~tuibot.tui.widgets.tail.LiveTail`
 shows the text not settled yet, updated in place at most once a frame. When
-:class:`~tuibot.tui.widgets.mdsplit.BlockSplitter` says blocks are finished, the tail
+:class:`~tuibot.tui.render.mdsplit.BlockSplitter` says blocks are finished, the tail
 has drawn them already: their lines are copied, once, into one
 :class:`~tuibot.tui.widgets.frozen.FrozenChunk` above the tail and the blocks leave the
 tail, so settled text is never parsed, mounted or laid out again. A long code fence
@@ -30,10 +30,10 @@ from textual.geometry import Spacing
 from textual.widget import Widget
 from textual.widgets import Markdown
 
+from tuibot.tui.render.gc_quiet import GC_QUIET
+from tuibot.tui.render.mdsplit import BlockSplitter, OpenFence, cuts_are_safe
 from tuibot.tui.widgets.frozen import FrozenChunk, freeze_whole, render_with_regions
-from tuibot.tui.widgets.gc_quiet import GC_QUIET
 from tuibot.tui.widgets.live_fence import LiveFence
-from tuibot.tui.widgets.mdsplit import BlockSplitter, OpenFence, cuts_are_safe
 from tuibot.tui.widgets.tail import LiveTail
 
 log = logging.getLogger("tuibot.tui")

@@ -24,7 +24,7 @@ from tuibot.approvals import Decision
 from tuibot.events import ApprovalDecided, ApprovalRequested, Event
 from tuibot.tui import clock
 from tuibot.tui.messages import OpenChat
-from tuibot.tui.widgets.approval_text import KIND_TITLES, describe, time_left
+from tuibot.tui.text.approval_text import KIND_TITLES, describe, time_left
 
 if TYPE_CHECKING:
     from textual.app import ComposeResult

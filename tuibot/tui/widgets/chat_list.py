@@ -31,7 +31,7 @@ from textual.widgets.option_list import Option
 
 from tuibot.events import Event
 from tuibot.tui.messages import OpenChat
-from tuibot.tui.widgets.chat_rows import ChatRows, Status
+from tuibot.tui.text.chat_rows import ChatRows, Status
 
 if TYPE_CHECKING:
     from tuibot.engine import Engine

@@ -33,9 +33,9 @@ from textual.widgets import Static, TextArea
 
 from tuibot.attachments.mentions import mention_for
 from tuibot.attachments.pasted import pasted_images
-from tuibot.tui.history import HISTORY_FILE, InputHistory
+from tuibot.tui.recall import HISTORY_FILE, InputHistory
+from tuibot.tui.text.path_completion import candidates, mention_text, path_word
 from tuibot.tui.widgets.completion import CommandCompletion
-from tuibot.tui.widgets.path_completion import candidates, mention_text, path_word
 
 PLACEHOLDER = "Message… (Enter sends, ctrl+j newline, / commands, ↑ history)"
 """Shown while the composer is empty: the keys that are not obvious."""

@@ -6,8 +6,8 @@ stored when it was opened is one :class:`~tuibot.tui.widgets.history_lines.Histo
 widget, drawn only near the view, so a chat of thousands of messages opens at once; the
 blocks of turns that run while it is open follow it as widgets.
 
-The app feeds it (see :mod:`tuibot.tui.chats`): ``show_chat`` with the stored history,
-``apply`` with engine events of the chat shown, ``apply_stream`` with streamed text.
+The app feeds it (see :mod:`tuibot.tui.actions.chat_commands`): ``show_chat`` with the
+stored history, ``apply`` with engine events of the chat shown, ``apply_stream`` with streamed text.
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ from tuibot.tui.widgets.blocks import (
 )
 from tuibot.tui.widgets.chips import AttachmentChips
 from tuibot.tui.widgets.follow_hint import FollowEnd, NewMessagesHint
-from tuibot.tui.widgets.history import (
+from tuibot.tui.widgets.history_blocks import (
     ROUND_LIMIT_MARK,
     entries_of,
     entry_of_message,

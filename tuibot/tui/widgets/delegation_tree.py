@@ -27,8 +27,8 @@ from tuibot.delegation.records import Delegation, RecordError
 from tuibot.events import DelegationChanged, Event
 from tuibot.tui import clock
 from tuibot.tui.messages import OpenChat
-from tuibot.tui.widgets import bars
-from tuibot.tui.widgets import delegation_lines as lines
+from tuibot.tui.text import bars
+from tuibot.tui.text import delegation_lines as lines
 
 if TYPE_CHECKING:
     from tuibot.engine import Engine

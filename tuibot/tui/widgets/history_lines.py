@@ -6,10 +6,11 @@ each block is drawn (by the same widget a live block uses, on the hidden
 :class:`~tuibot.tui.widgets.stage.Stage`) only when the view comes near it. Painting
 a frame copies cached lines, so scrolling stays cheap however long the chat is.
 
-Blocks not drawn yet have estimated heights (:func:`~tuibot.tui.widgets.history.estimate_rows`);
+Blocks not drawn yet have estimated heights
+(:func:`~tuibot.tui.widgets.history_blocks.estimate_rows`);
 an answer taller than a few rows is cut into pieces, so only the part in view is drawn.
 When a drawn block turns out taller or shorter, the conversation keeps the row the
-person reads at the same screen row (see :mod:`~tuibot.tui.widgets.history_rows` and
+person reads at the same screen row (see :mod:`~tuibot.tui.render.history_rows` and
 ``Conversation.arrange``).
 
 Reasoning and tool calls open and close like live ones: a click on one, or the block
@@ -33,11 +34,11 @@ from textual.selection import Selection
 from textual.strip import Strip
 from textual.widget import Widget
 
+from tuibot.tui.render.gc_quiet import GC_QUIET
+from tuibot.tui.render.history_rows import Drawing, HistoryRows, Line, Unit
 from tuibot.tui.widgets.answer import AnswerView
 from tuibot.tui.widgets.blocks import EXPAND_BINDING
-from tuibot.tui.widgets.gc_quiet import GC_QUIET
-from tuibot.tui.widgets.history import Entry, answer_pieces, build, estimate_rows
-from tuibot.tui.widgets.history_rows import Drawing, HistoryRows, Line, Unit
+from tuibot.tui.widgets.history_blocks import Entry, answer_pieces, build, estimate_rows
 from tuibot.tui.widgets.stage import Stage
 
 log = logging.getLogger("tuibot.tui")

@@ -28,7 +28,7 @@ from tuibot.events import DelegationChanged, Event, TaskChanged
 from tuibot.tasks import RETENTION_S, STATES, Task, TaskError, TaskState
 from tuibot.tui import clock
 from tuibot.tui.messages import OpenChat
-from tuibot.tui.widgets import bars
+from tuibot.tui.text import bars
 
 if TYPE_CHECKING:
     from tuibot.engine import Engine

@@ -30,7 +30,7 @@ from textual.widgets import DataTable, Input
 
 from tuibot.events import Event, Notice, ToolFinished, ToolStarted, TurnFinished, TurnStarted
 from tuibot.tui import clock
-from tuibot.tui.widgets import bars
+from tuibot.tui.text import bars
 
 if TYPE_CHECKING:
     from tuibot.engine import Engine

@@ -2,7 +2,7 @@
 
 It says the turn is alive (a spinner), for how long, how much has streamed, what it
 waits for (the model, a tool, your approval) and the key that stops it. The app redraws
-it from a timer that runs only while some turn runs (see :mod:`tuibot.tui.working`).
+it from a timer that runs only while some turn runs (see :mod:`tuibot.tui.actions.working`).
 """
 
 from __future__ import annotations

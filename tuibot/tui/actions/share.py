@@ -1,6 +1,6 @@
 """The app's find, fork and export commands for the chats pane.
 
-A mixin of :class:`~tuibot.tui.app.TuibotApp` (see :mod:`tuibot.tui.chats` for why
+A mixin of :class:`~tuibot.tui.app.TuibotApp` (see :mod:`tuibot.tui.actions.chat_commands` for why
 handlers are plain methods). Searching goes through ``engine.view.search``, whose one
 index of chat files makes the next search fast; forking and exporting use the same store
 functions as ``tuibot chats fork|export`` (through ``engine.fork_chat`` and

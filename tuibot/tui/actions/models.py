@@ -1,6 +1,6 @@
 """The app's model and provider switch: palette pickers, and the status bar's model.
 
-A mixin of :class:`~tuibot.tui.app.TuibotApp` (see :mod:`tuibot.tui.chats` for why
+A mixin of :class:`~tuibot.tui.app.TuibotApp` (see :mod:`tuibot.tui.actions.chat_commands` for why
 handlers are plain methods). Picking goes through the engine's ``choose_model``, the same
 checked switch ``/model`` and ``tuibot ask --model`` use; a refusal (server down, a list
 that is garbage or empty, a model the provider does not serve) is one notice, and the

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from textual import work
 
 from tuibot.events import CommandOutput, Event, McpServerNotice, TurnFinished, TurnStarted
-from tuibot.tui.models import SWITCH_COMMANDS
+from tuibot.tui.actions.models import SWITCH_COMMANDS
 from tuibot.tui.widgets.chat_list import ChatList
 from tuibot.tui.widgets.composer import Composer
 
@@ -74,7 +74,7 @@ class ChatCommands(_AppBase):
         self.current_chat = chat
         messages = list(loaded.messages)
         if loaded.repaired and engine.busy(chat):
-            from tuibot.tui.widgets.history import still_running
+            from tuibot.tui.widgets.history_blocks import still_running
 
             messages = still_running(messages, loaded.repaired)
         self.conversation.show_chat(chat, messages)

@@ -2,8 +2,8 @@
 
 The server is probed at start, every ``tui.health_interval`` seconds, and at once when
 the person sends while the last probe failed; a turn that completes proves the server
-up as well. A mixin of :class:`~tuibot.tui.app.TuibotApp` (see :mod:`tuibot.tui.chats`
-for why handlers are plain methods).
+up as well. A mixin of :class:`~tuibot.tui.app.TuibotApp` (see
+:mod:`tuibot.tui.actions.chat_commands` for why handlers are plain methods).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from textual import work
 
 from tuibot.events import Event, TurnFinished
-from tuibot.tui.startup import Health, check_health
+from tuibot.tui.actions.startup import Health, check_health
 
 if TYPE_CHECKING:
     from textual.app import App

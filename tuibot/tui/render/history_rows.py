@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from rich.segment import Segment
 
-from tuibot.tui.widgets.rowmap import RowMap
+from tuibot.tui.render.rowmap import RowMap
 
 Line = list[Segment]
 DEFAULT_BOTTOM = 1

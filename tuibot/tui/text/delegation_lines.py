@@ -13,7 +13,7 @@ from rich.style import Style
 from rich.text import Text
 
 from tuibot.delegation.records import Delegation
-from tuibot.tui.widgets import bars
+from tuibot.tui.text import bars
 
 Styles = Callable[[str], Style]
 """Component-class name (``muted``, ``paused``, ``bar`` …) → its style."""

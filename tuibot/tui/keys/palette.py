@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from textual.app import SystemCommand
 
 from tuibot.tui import compat
-from tuibot.tui.keymap import PALETTE_TITLES, binding_rows
+from tuibot.tui.keys.keymap import PALETTE_TITLES, binding_rows
 
 if TYPE_CHECKING:
     from textual.app import App

@@ -46,7 +46,7 @@ class WorkCommands(_AppBase):
     async def confirm_cancel_delegation(self, record: Delegation) -> None:
         """Ask, then cancel the work and everything below it; the giver is told."""
         from tuibot.tui.screens.confirm import ConfirmScreen
-        from tuibot.tui.widgets.bars import shorten
+        from tuibot.tui.text.bars import shorten
 
         below = "" if not record.chat else " and all the work it gave"
         question = (

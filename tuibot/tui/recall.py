@@ -19,7 +19,7 @@ HISTORY_CAP = 500
 HISTORY_FILE = "composer_history.jsonl"
 """The file's name under the data folder."""
 
-log = logging.getLogger("tuibot.tui.history")
+log = logging.getLogger("tuibot.tui.recall")
 
 
 class InputHistory:

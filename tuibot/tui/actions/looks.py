@@ -18,7 +18,7 @@ from textual import work
 from textual.theme import BUILTIN_THEMES
 
 from tuibot.tui import compat
-from tuibot.tui.keymap import check_keymap, clashes, known_binding_ids, mounted_bindings
+from tuibot.tui.keys.keymap import check_keymap, clashes, known_binding_ids, mounted_bindings
 from tuibot.tui.themes import (
     DEFAULT_THEME,
     ThemeFile,
@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 else:
     _AppBase = object
 
-log = logging.getLogger("tuibot.tui.looks")
+log = logging.getLogger("tuibot.tui.actions.looks")
 
 DEBOUNCE_MS = 150
 """Theme file changes this close together are one reload (editors write in bursts)."""
@@ -223,7 +223,7 @@ class LookCommands(_AppBase):
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         """The palette's commands: Textual's (theme, keys, screenshot) and every app action."""
-        from tuibot.tui.commands import app_commands
+        from tuibot.tui.keys.palette import app_commands
 
         yield from super().get_system_commands(screen)
         yield from app_commands(self)

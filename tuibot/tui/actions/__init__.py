@@ -1,0 +1,5 @@
+"""The app's behaviour, one mixin of ``TuibotApp`` per concern.
+
+Chats, sharing, copying, approval decisions, models, the work panes, scheduled work,
+start-up, server health, the working indicator, the side pane and looks.
+"""

@@ -1,0 +1,1 @@
+"""Key bindings: ids and their checks, and the command palette's commands."""
