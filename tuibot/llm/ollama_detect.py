@@ -14,15 +14,13 @@ that cannot be reached is not cached, so it is asked again once it runs.
 
 from __future__ import annotations
 
-import json
 import logging
-import os
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 from tuibot.llm.window_probe import sdk_http, server_root
+from tuibot.store.json_cache import read_cache, save_cache
 
 log = logging.getLogger("tuibot.llm")
 
@@ -88,28 +86,13 @@ class ServerKinds:
 
     def _save(self) -> None:
         """Write the cache atomically; a failure only costs a probe next time."""
-        if self._cache is None:
-            return
-        try:
-            self._cache.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=self._cache.parent, prefix=".servers-")
-            with os.fdopen(fd, "w", encoding="utf-8") as out:
-                json.dump(self._entries(), out, indent=1, sort_keys=True)
-            os.replace(tmp, self._cache)
-        except OSError as error:
-            log.warning("cannot save the server cache %s: %s", self._cache, error)
+        save_cache(self._cache, self._entries(), "server cache")
 
 
 def _read(path: Path | None) -> dict[str, dict[str, Any]]:
     """Fresh, well-formed entries of the cache file."""
-    if path is None:
-        return {}
-    try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
     now, fresh = time.time(), {}
-    for root, entry in raw.items() if isinstance(raw, dict) else ():
+    for root, entry in read_cache(path).items():
         if not isinstance(entry, dict) or not isinstance(entry.get("ollama"), bool):
             continue
         at = entry.get("at")

@@ -13,13 +13,12 @@ gets native calls back within a day.
 
 from __future__ import annotations
 
-import json
 import logging
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from tuibot.store.atomic import replace_file
+from tuibot.store.json_cache import read_cache, save_cache
 
 if TYPE_CHECKING:
     from tuibot.settings import ProviderSettings
@@ -63,25 +62,13 @@ class ToolRefusals:
 
     def _save(self, entries: dict[str, float]) -> None:
         """Write the file atomically; a failure only costs one refused request next run."""
-        if self._path is None:
-            return
-        data = json.dumps({key: {"at": at} for key, at in entries.items()}, indent=1)
-        try:
-            replace_file(self._path, data.encode("utf-8"))
-        except OSError as error:
-            log.warning("cannot save %s: %s", self._path, error)
+        save_cache(self._path, {key: {"at": at} for key, at in entries.items()}, "tool refusals")
 
 
 def _read(path: Path | None) -> dict[str, float]:
     """The fresh, well-formed entries of the file (a bad or missing file is empty)."""
-    if path is None:
-        return {}
-    try:
-        raw: Any = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
     now, fresh = time.time(), {}
-    for key, entry in raw.items() if isinstance(raw, dict) else ():
+    for key, entry in read_cache(path).items():
         at = entry.get("at") if isinstance(entry, dict) else None
         if not isinstance(at, int | float) or isinstance(at, bool):
             continue

@@ -13,13 +13,13 @@ is about to be sent and the config does not decide (see ``Providers.sees_images`
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tuibot.llm.window_probe import PROBE_TIMEOUT, server_root
+from tuibot.store.json_cache import read_cache, save_cache
 
 if TYPE_CHECKING:
     from tuibot.settings import ProviderSettings
@@ -101,14 +101,7 @@ class VisionBook:
 
     def _save(self, answers: dict[str, dict[str, Any]]) -> None:
         """Write the file atomically; a failure only costs a probe next run."""
-        if self._cache is None:
-            return
-        from tuibot.store.atomic import replace_file
-
-        try:
-            replace_file(self._cache, json.dumps(answers, indent=1, sort_keys=True).encode())
-        except OSError as error:
-            log.warning("cannot save the vision cache %s: %s", self._cache, error)
+        save_cache(self._cache, answers, "vision cache")
 
 
 def _base_url(provider: ProviderSettings) -> str | None:
@@ -124,12 +117,8 @@ def _base_url(provider: ProviderSettings) -> str | None:
 
 def _read(path: Path | None) -> dict[str, dict[str, Any]]:
     """Entries of the cache file that are well formed and younger than ``ASKED_FOR``."""
-    try:
-        raw = json.loads(path.read_text(encoding="utf-8")) if path is not None else {}
-    except (OSError, ValueError):
-        return {}
     now, fresh = time.time(), {}
-    for key, entry in raw.items() if isinstance(raw, dict) else ():
+    for key, entry in read_cache(path).items():
         if not isinstance(entry, dict) or entry.get("vision") not in (True, False, None):
             continue
         at = entry.get("at")

@@ -10,11 +10,9 @@ model map for cloud models; else a documented conservative default, said once.
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import re
-import tempfile
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -22,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tuibot.llm.window_probe import probe_server
+from tuibot.store.json_cache import read_cache, save_cache
 
 if TYPE_CHECKING:
     from tuibot.settings import ProviderSettings
@@ -190,28 +189,13 @@ class WindowBook:
 
     def _save(self, entries: dict[str, dict[str, Any]]) -> None:
         """Write the cache atomically; a failure only costs a probe next time."""
-        if self._cache is None:
-            return
-        try:
-            self._cache.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=self._cache.parent, prefix=".windows-")
-            with os.fdopen(fd, "w", encoding="utf-8") as out:
-                json.dump(entries, out, indent=1, sort_keys=True)
-            os.replace(tmp, self._cache)
-        except OSError as error:
-            log.warning("cannot save the context-window cache %s: %s", self._cache, error)
+        save_cache(self._cache, entries, "context-window cache")
 
 
 def _read_cache(path: Path | None) -> dict[str, dict[str, Any]]:
     """Entries of the cache file that are well formed and still fresh."""
-    if path is None:
-        return {}
-    try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
     now, fresh = time.time(), {}
-    for key, entry in raw.items() if isinstance(raw, dict) else ():
+    for key, entry in read_cache(path).items():
         tokens = entry.get("tokens") if isinstance(entry, dict) else None
         if not isinstance(tokens, int) or isinstance(tokens, bool) or tokens < 256:
             continue
