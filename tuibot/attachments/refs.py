@@ -34,6 +34,13 @@ AUDIO_TYPES = {
     ".webm": "audio/webm",
 }
 """Audio file extensions the transcription endpoint takes, with their MIME types."""
+AUDIO_MAGIC: tuple[tuple[bytes, int, str], ...] = (
+    (b"WAVE", 8, "audio/wav"),  # after "RIFF" and the chunk size
+    (b"OggS", 0, "audio/ogg"),
+    (b"ID3", 0, "audio/mpeg"),
+    (b"fLaC", 0, "audio/flac"),
+)
+"""Signature, offset and MIME type of the audio a tool's bytes are trusted to be."""
 BINARY_PROBE = 8192
 """How much of a file is checked for NUL bytes (as ``read_file`` does)."""
 
@@ -55,6 +62,17 @@ class AttachmentRef(TypedDict, total=False):
     mime: str
     text: str
     """Text files: the content as sent; audio: the transcript."""
+
+
+def audio_type(head: bytes) -> str | None:
+    """The MIME type of audio told by its first bytes (a tool's result has no file name
+    to go by): WAV, Ogg, FLAC, MP3 with an ID3 tag or starting on a layer III frame."""
+    for magic, offset, mime in AUDIO_MAGIC:
+        if head[offset : offset + len(magic)] == magic and (offset == 0 or head[:4] == b"RIFF"):
+            return mime
+    if len(head) >= 2 and head[0] == 0xFF and head[1] & 0xE6 == 0xE2:  # sync, layer III
+        return "audio/mpeg"
+    return None
 
 
 def sniff(name: str, head: bytes) -> tuple[Kind, str] | None:

@@ -65,10 +65,15 @@ def content_with(text: str, refs: Sequence[AttachmentRef]) -> str | list[dict[st
 
 
 def _fenced(title: str, ref: AttachmentRef) -> str:
-    """``title`` and the text in a fence longer than any backtick run inside it."""
-    body = ref.get("text", "").rstrip("\n")
-    fence = "`" * max(3, _longest_run(body) + 1)
+    """An attachment's text under ``title`` (a text file's fence names its language)."""
     language = Path(ref["name"]).suffix.lstrip(".") if ref["kind"] == "text" else ""
+    return fenced(title, ref.get("text", ""), language)
+
+
+def fenced(title: str, text: str, language: str = "") -> str:
+    """``title`` and ``text`` in a fence longer than any backtick run inside it."""
+    body = text.rstrip("\n")
+    fence = "`" * max(3, _longest_run(body) + 1)
     return f"{title}\n{fence}{language}\n{body}\n{fence}"
 
 

@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING
 from tuibot.events import Notice, NoticeLevel
 
 if TYPE_CHECKING:
+    from tuibot.attachments.transcribe import Transcribe
+    from tuibot.engine.providers import Providers
     from tuibot.events import EventStream
     from tuibot.mcp.manager import McpManager
     from tuibot.mcp.watch import ConfigWatcher
@@ -42,6 +44,7 @@ class ToolSources:
         tool_reloader: ToolReloader
         mcp: McpManager
         mcp_watcher: ConfigWatcher
+        providers: Providers
 
     def load_tools(self, *, lazy_mcp: bool = False) -> None:
         """Load bundled tools, then the user's (a user tool overrides a bundled one).
@@ -83,12 +86,19 @@ class ToolSources:
             publish=self.tool_catalog.set_extra,
             notify=self.events.publish,
             secret=keyring_secret,
+            transcriber=self._transcriber,
         )
         self.mcp.offer_cached()
         with contextlib.suppress(RuntimeError):  # no loop (a sync caller): cached tools only
             asyncio.get_running_loop()
             if not lazy:
                 self.mcp.start()
+
+    def _transcriber(self) -> Transcribe | None:
+        """The ``[transcription]`` call for an MCP result's audio (None: not set up)."""
+        from tuibot.attachments.transcribe import transcriber
+
+        return transcriber(self.settings, self.providers.key_for)
 
     def start_reloader(self) -> None:
         """Hot-reload tools, the tool state file and skills (after ``load_tools``, in a loop)."""

@@ -52,7 +52,10 @@ def tools_in_prompt(
     """The request's messages with the tools in the system prompt and every call as text.
 
     Assistant tool calls become ``<tool_call>`` blocks in the assistant's text; each block
-    of tool results becomes one user message of ``<tool_response>`` blocks.
+    of tool results becomes one user message of ``<tool_response>`` blocks. A user message
+    right after the results (the images an MCP tool returned, see
+    :func:`tuibot.attachments.request.resolve_images`) joins that message: many chat
+    templates (Mistral's, Llama's) refuse two user messages in a row.
     """
     converted: list[dict[str, Any]] = []
     gathering = False  # the last converted message collects the current block of results
@@ -60,11 +63,14 @@ def tools_in_prompt(
         role = message.get("role")
         if role == "tool":
             block = _response_text(message)
-            if gathering:
+            if gathering and isinstance(converted[-1]["content"], str):
                 converted[-1]["content"] += "\n" + block
             else:
                 converted.append({"role": "user", "content": block})
             gathering = True
+            continue
+        if role == "user" and gathering:
+            converted[-1]["content"] = _joined(converted[-1]["content"], message.get("content"))
             continue
         gathering = False
         if role == "system" and tools and isinstance(message.get("content"), str):
@@ -73,6 +79,20 @@ def tools_in_prompt(
             message = {"role": "assistant", "content": _calls_text(message)}
         converted.append(message)
     return converted
+
+
+def _joined(results: str, content: object) -> str | list[dict[str, Any]]:
+    """The results' text and a following user message's content as one content: plain
+    text when neither has images, else a list of parts with every text part first (the
+    tool results', then the message's), then the images."""
+    if isinstance(content, str):
+        return f"{results}\n\n{content}" if content else results
+    parts = [p for p in content if isinstance(p, dict)] if isinstance(content, list) else []
+    texts = [p for p in parts if p.get("type") == "text"]
+    others = [p for p in parts if p.get("type") != "text"]
+    if not others:
+        return "\n\n".join([results, *(str(p.get("text", "")) for p in texts)])
+    return [{"type": "text", "text": results}, *texts, *others]
 
 
 def describe(tools: list[dict[str, Any]]) -> str:

@@ -17,6 +17,7 @@ from typing import Any
 from tuibot.attachments.kept import keep
 from tuibot.attachments.refs import AttachmentRef
 from tuibot.events import McpServerNotice
+from tuibot.mcp.audio import Transcriber, audio_text
 from tuibot.mcp.cache import ToolCache
 from tuibot.mcp.connection import SecretLookup, ServerConnection, Unavailable, describe
 from tuibot.mcp.prompts import (
@@ -67,6 +68,7 @@ class McpManager:
         notify: Notify = lambda notice: None,
         secret: SecretLookup = lambda _: None,
         restart: bool = True,
+        transcriber: Transcriber = lambda: None,
     ) -> None:
         self.cache = ToolCache(data / "tools")
         self.kept = data / "kept"
@@ -78,6 +80,8 @@ class McpManager:
         self.secret = secret
         self.restart = restart
         """Restart failed servers with backoff (the CLI's one-off checks do not)."""
+        self.transcriber = transcriber
+        """How a result's audio is transcribed (``[transcription]``; None: a note)."""
         self.servers: dict[str, McpServerSettings] = {}
         """Enabled servers by name (``configured`` also holds the disabled ones)."""
         self.configured: dict[str, McpServerSettings] = dict(servers)
@@ -280,24 +284,35 @@ class McpManager:
 
     def _caller(self, connection: ServerConnection) -> Callable[[str, dict[str, Any]], Any]:
         async def call(tool: str, arguments: dict[str, Any]) -> ToolOutput:
-            name = f"{registry_name(connection.server.name, tool)} image"
+            name = registry_name(connection.server.name, tool)
             images: list[AttachmentRef] = []
-            text = await run_call(connection, tool, arguments, self._keeper(name, images))
+            clips: list[tuple[AttachmentRef, bytes]] = []
+            text = await run_call(connection, tool, arguments, self._keeper(name, images, clips))
+            if clips:
+                limit = connection.server.max_output
+                text += "\n" + await audio_text(name, clips, self.transcriber(), limit)
             return ToolOutput(text, tuple(dict(ref) for ref in images))
 
         return call
 
-    def _keeper(self, name: str, images: list[AttachmentRef]) -> Callable[[bytes, str], str]:
+    def _keeper(
+        self, tool: str, images: list[AttachmentRef], clips: list[tuple[AttachmentRef, bytes]]
+    ) -> Callable[[bytes, str], str]:
         """Store a result's image or audio by content hash (the path goes in the text); an
-        image's reference goes on the tool message, for vision models (attachments/kept)."""
+        image's reference goes on the tool message, for vision models, and audio (bytes
+        that are audio by their magic) is gathered to be transcribed (attachments/kept)."""
 
         def store(data: bytes, mime: str) -> str:
             try:
-                path, ref = keep(self.kept, data, mime, name)
+                path, ref = keep(self.kept, data, mime, f"{tool} image")
             except OSError as error:
                 return f"(not stored: {error})"
-            if ref is not None:
+            if ref is not None and ref["kind"] == "image":
                 images.append(ref)
+            elif ref is not None:
+                clips.append(({**ref, "name": f"{tool} audio"}, data))
+            elif mime.startswith("audio/"):
+                return f"{path}; its bytes are not audio tuibot knows, so it is not transcribed"
             return str(path)
 
         return store
