@@ -37,6 +37,7 @@ UNUSED_BY_A_PLAIN_ASK = (
     "tuibot.commands.trust_changes",
     "tuibot.toolkit.proctree",  # the exec tool's process handling, until a command runs
     "psutil",
+    "tuibot.delegation.records",  # no delegation given, none in the journal to read
     # the other commands: cli registers only the one named (their modules import more)
     *(
         f"tuibot.commands.{name}"
