@@ -43,6 +43,7 @@ UNUSED_BY_A_PLAIN_ASK = (
     "tuibot.attachments.attach",
     "logging.handlers",  # the log file's rotating handler waits for a first record
     "shlex",  # no slash command to split
+    "difflib",  # no mistyped flag to suggest a fix for
     # the other commands: cli registers only the one named (their modules import more)
     *(
         f"tuibot.commands.{name}"
