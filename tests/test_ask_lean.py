@@ -37,6 +37,13 @@ UNUSED_BY_A_PLAIN_ASK = (
     "tuibot.commands.trust_changes",
     "tuibot.toolkit.proctree",  # the exec tool's process handling, until a command runs
     "psutil",
+    "tuibot.delegation.records",  # no delegation given, none in the journal to read
+    "tuibot.attachments.mentions",  # no --attach
+    "tuibot.attachments.sending",  # no @mention in the prompt
+    "tuibot.attachments.attach",
+    "logging.handlers",  # the log file's rotating handler waits for a first record
+    "shlex",  # no slash command to split
+    "difflib",  # no mistyped flag to suggest a fix for
     # the other commands: cli registers only the one named (their modules import more)
     *(
         f"tuibot.commands.{name}"
@@ -131,3 +138,18 @@ def test_the_command_is_found_as_argparse_finds_it() -> None:
     assert commands(["--base-url=http://h/v1", "ask", "hi"]) == ["ask"]
     for unsure in (["-h"], ["--mod", "x", "ask"], [], ["stray", "ask"], ["--config"]):
         assert commands(unsure) == list(COMMANDS)  # help, errors: the full parser
+
+
+def test_a_plain_string_setting_is_read_without_the_toml_parser() -> None:
+    """``--base-url`` and ``--model`` are strings: only a quoted one needs parsing."""
+    code = (
+        "import sys\n"
+        "from tuibot.settings.values import from_text\n"
+        "assert from_text(str, 'http://127.0.0.1:9/v1') == 'http://127.0.0.1:9/v1'\n"
+        "assert from_text(str | None, ' 3') == ' 3'\n"
+        "print('tomllib' in sys.modules)\n"
+        "assert from_text(str, ' \"quoted\"') == 'quoted'\n"  # the parser, when it is needed
+    )
+    ran = run([sys.executable, "-c", code])
+    assert ran.code == 0, ran.stderr
+    assert ran.stdout == "False\n"

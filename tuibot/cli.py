@@ -7,7 +7,6 @@ so command modules import their heavy parts inside ``run``.
 from __future__ import annotations
 
 import argparse
-import difflib
 import importlib
 import sys
 from collections.abc import Sequence
@@ -108,6 +107,8 @@ def parse(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> argpar
     args, extras = parser.parse_known_args(argv)
     if not extras:
         return args
+    import difflib  # only for a mistyped flag
+
     words = list(sys.argv[1:] if argv is None else argv)
     command = _command_parser(parser, words) or parser
     message = f"unrecognized arguments: {' '.join(extras)}"

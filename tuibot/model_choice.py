@@ -11,7 +11,6 @@ chat, ``ask --chat`` and ``ask -c`` go on with it.
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
@@ -244,6 +243,8 @@ async def _check_served(host: ChoiceHost, route: Route) -> str:
         return " (not checked: that provider has no model list)"
     if is_served(route.model, served):
         return ""
+    import difflib  # only for a model the server does not serve
+
     close = difflib.get_close_matches(route.model, served, n=1)
     hint = f" Did you mean {close[0]}?" if close else ""
     more = f" and {len(served) - SHOWN} more" if len(served) > SHOWN else ""

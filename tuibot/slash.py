@@ -8,7 +8,6 @@ booleans, lists and objects are decoded); quote a value with spaces shell-style.
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -84,6 +83,8 @@ def parse_arguments(tokens: list[str], schema: dict[str, Any] | None = None) -> 
 
 async def run_command(context: SlashContext, chat: str, text: str) -> CommandOutput:
     """Run one command and say what it printed."""
+    import shlex  # (not for ``is_command``, which every plain ``ask`` asks)
+
     try:
         tokens = shlex.split(text.strip())
     except ValueError as error:

@@ -13,9 +13,8 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Protocol
 
-from tuibot.delegation.records import Delegation, Usage
-
 if TYPE_CHECKING:
+    from tuibot.delegation.records import Delegation, Usage
     from tuibot.delegation.state import WorkState
 
 

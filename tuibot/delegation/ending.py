@@ -11,12 +11,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from tuibot.delegation.clock import WorkClocks
 from tuibot.delegation.errors import DelegationRefused
-from tuibot.delegation.records import Delegation
 from tuibot.delegation.state import WorkState
 from tuibot.events import TurnFinished
+
+if TYPE_CHECKING:
+    from tuibot.delegation.records import Delegation
 
 
 class Endings:

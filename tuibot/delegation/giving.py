@@ -8,14 +8,16 @@ for a person's authorization. The caps on live work are checked before a record 
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tuibot.delegation.clock import WorkClocks
 from tuibot.delegation.errors import DelegationRefused
-from tuibot.delegation.records import Delegation, Limits, Parent
 from tuibot.delegation.state import WorkState
 from tuibot.events import ApprovalKind
 from tuibot.store.jsonl import StorageError
+
+if TYPE_CHECKING:
+    from tuibot.delegation.records import Delegation, Limits, Parent
 
 NOTE = (
     "The work runs on its own. Its result comes back to this chat as a message. "
@@ -47,6 +49,8 @@ class Giving:
         """Record the work and start it (or ask to); returns the tool's answer at once.
 
         ``tool_call`` is the id of the ``delegate`` call, kept in the record's parent."""
+        from tuibot.delegation.records import Delegation, Parent
+
         if not task.strip():
             raise DelegationRefused("task is empty: say what to do, with everything it needs")
         parent = Parent(chat, turn, tool_call)
@@ -82,6 +86,8 @@ class Giving:
         self, parent: Parent, giver: str, task: str, limits: Limits, earlier: str
     ) -> dict[str, Any]:
         """More work for an earlier delegation of the same chat (its task chat keeps history)."""
+        from tuibot.delegation.records import Delegation
+
         chat = parent.chat
         record = self.state.journal.get(earlier)
         if record is None or record.parent.chat != chat:
@@ -115,6 +121,8 @@ class Giving:
         goes to ``chat``. ``task_chat`` reuses an earlier run's chat so the bot keeps the
         job's history; ``first`` is the task chat's input. The caps on live work hold.
         """
+        from tuibot.delegation.records import Delegation, Parent
+
         target = self.state.host.bots.require(bot)
         self._check_caps(chat)
         record = Delegation.new(
@@ -133,8 +141,10 @@ class Giving:
     def new_round(self, chat: str) -> Delegation | None:
         """A person wrote into an ended task chat: open a new round with the old limits."""
         last = self.state.working_in(chat)
-        if last is None or last.is_open:
+        if last is None or last.is_open:  # (a plain chat: its records are never imported)
             return None
+        from tuibot.delegation.records import Delegation
+
         fresh = Delegation.new(
             parent=last.parent,
             giver_bot=last.giver_bot,

@@ -23,10 +23,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from tuibot.delegation.records import Delegation, RecordError
 from tuibot.store.jsonl import LineProblem, StorageError, append_lines, read_lines, rewrite_lines
+
+if TYPE_CHECKING:
+    from tuibot.delegation.records import Delegation
 
 if sys.platform == "win32":
     import msvcrt
@@ -91,6 +93,8 @@ class DelegationConflict(Exception):
 
 def _check(data: dict[str, Any]) -> str | None:
     """For ``read_lines``: a line that is not a whole record is set aside."""
+    from tuibot.delegation.records import Delegation, RecordError  # not before a record
+
     try:
         Delegation.from_json(data)
     except RecordError as exc:
@@ -100,7 +104,7 @@ def _check(data: dict[str, Any]) -> str | None:
 
 def _normalised(record: Delegation) -> Delegation:
     """``record`` as it reads back from disk (times in whole ms); RecordError if invalid."""
-    return Delegation.from_json(record.to_json())
+    return type(record).from_json(record.to_json())  # (records is imported: a record is here)
 
 
 class DelegationJournal:
@@ -202,6 +206,8 @@ class DelegationJournal:
         """Replace the in-memory state with the file's (all or nothing); lock held."""
         result = read_lines(self.path, set_aside=True, check=_check)
         stamp = self._current_stamp()
+        from tuibot.delegation.records import Delegation
+
         records: dict[str, Delegation] = {}
         for data in result.records:
             record = Delegation.from_json(data)

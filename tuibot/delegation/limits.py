@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING
 from tuibot.delegation.clock import WorkClocks
 from tuibot.delegation.journal import DelegationConflict
 from tuibot.delegation.pauses import Pauses
-from tuibot.delegation.records import Delegation
 from tuibot.delegation.state import WorkState
 from tuibot.delegation.tree_limits import TreeBudgets, TreeLimits, ask_person
 from tuibot.events import Usage as TurnUsage
@@ -26,6 +25,7 @@ from tuibot.store.jsonl import StorageError
 
 if TYPE_CHECKING:
     from tuibot.agent.loop import StepHook, ToolsHook, Turn, UsageHook
+    from tuibot.delegation.records import Delegation
 
 
 class LimitChecks:

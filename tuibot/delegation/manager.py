@@ -33,7 +33,6 @@ from tuibot.delegation.giving import AUTHORIZE_KIND, NOTE, Giving
 from tuibot.delegation.journal import DelegationConflict, DelegationJournal
 from tuibot.delegation.limits import LimitChecks
 from tuibot.delegation.pauses import CONTINUE_KIND, Pauses
-from tuibot.delegation.records import Delegation, Limits, describe
 from tuibot.delegation.state import WorkState
 from tuibot.delegation.tree_limits import RootLimits
 from tuibot.events import TurnFinished
@@ -42,6 +41,7 @@ from tuibot.store.jsonl import StorageError
 if TYPE_CHECKING:
     from tuibot.agent.loop import StepHook, ToolsHook, UsageHook
     from tuibot.delegation.host import DelegationHost
+    from tuibot.delegation.records import Delegation, Limits
 
 __all__ = [
     "AUTHORIZE_KIND",
@@ -50,7 +50,6 @@ __all__ = [
     "DelegationManager",
     "DelegationRefused",
     "RootLimits",
-    "describe",
 ]
 
 log = logging.getLogger("tuibot.delegation")

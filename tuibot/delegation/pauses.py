@@ -9,14 +9,17 @@ running comes back paused and asks the same way (:meth:`Pauses.recover`).
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from tuibot.approvals import Decision
 from tuibot.delegation.clock import WorkClocks
 from tuibot.delegation.ending import Endings
 from tuibot.delegation.giving import Giving
-from tuibot.delegation.records import Delegation, Pause
 from tuibot.delegation.state import WorkState
 from tuibot.events import ApprovalKind
+
+if TYPE_CHECKING:
+    from tuibot.delegation.records import Delegation
 
 CONTINUE_KIND: ApprovalKind = "delegations.continue"
 
@@ -34,6 +37,8 @@ class Pauses:
 
     def pause(self, record: Delegation, limit: str) -> None:
         """Pause ``record`` and all work below it; ask the person above whether to go on."""
+        from tuibot.delegation.records import Pause
+
         state = self.state
         record = state.journal.get(record.id) or record
         if record.status == "paused":
@@ -54,6 +59,8 @@ class Pauses:
 
     def pause_below(self, record: Delegation, at: Delegation, limit: str) -> None:
         """``record`` waits for the decision about ``at``, the work above it at a limit."""
+        from tuibot.delegation.records import Pause
+
         self._freeze(record)
         self.state.save(
             record,
@@ -205,6 +212,8 @@ class Pauses:
         """Running before the restart: paused now; the topmost of a tree asks the person.
 
         Returns the paused record and the topmost paused work its task chat waits on."""
+        from tuibot.delegation.records import Pause
+
         now = self.clocks.wall()
         if top is not None or (record.pause is not None and record.pause.delegation):
             above = top or (record.pause.delegation if record.pause else None)

@@ -16,11 +16,11 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from tuibot.delegation.journal import DelegationJournal
-from tuibot.delegation.records import Delegation
 from tuibot.events import DelegationChanged, Notice, TurnFinished
 
 if TYPE_CHECKING:
     from tuibot.delegation.host import DelegationHost
+    from tuibot.delegation.records import Delegation
 
 log = logging.getLogger("tuibot.delegation")
 

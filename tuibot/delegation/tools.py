@@ -15,7 +15,6 @@ from typing import Any
 from tuibot.bots import BotError
 from tuibot.delegation.journal import DelegationStorageError
 from tuibot.delegation.manager import DelegationManager, DelegationRefused
-from tuibot.delegation.records import Limits, LimitsError
 from tuibot.toolkit.decorator import ToolSpec
 from tuibot.toolkit.decorator import tool as tool_decorator
 from tuibot.toolkit.scope import ToolScope, current_scope
@@ -59,6 +58,8 @@ def _refusals(func: Any) -> Any:
     """Turn the expected refusals into ``Error: …`` results (the registry adds the hint)."""
 
     async def wrapper(**arguments: Any) -> str:
+        from tuibot.delegation.records import LimitsError  # on a call, not at tool loading
+
         try:
             text: str = await func(**arguments)
             return text
@@ -115,6 +116,8 @@ async def delegate(
         reason: Why; required for a bot you do not own (a person reads it).
         delegation: The id of earlier work of this chat to add this task to.
     """
+    from tuibot.delegation.records import Limits
+
     scope, manager = _manager()
     answer = manager.delegate(
         chat=scope.chat,

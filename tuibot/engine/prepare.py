@@ -18,7 +18,6 @@ from tuibot.agent.prepare import CompactTarget, TurnContext, compact_now, contex
 from tuibot.agent.repeats import RepeatGuard
 from tuibot.approvals.permissions import Permission, permission_details, request_summary
 from tuibot.attachments.chips import chip_labels
-from tuibot.attachments.sending import attachments_for
 from tuibot.delegation.tools import BUILTIN_TOOLS
 from tuibot.events import Notice, TurnStarted
 from tuibot.model_choice import chat_model
@@ -182,6 +181,10 @@ class TurnBuilder:
 
     async def _attachments(self, chat: str, bot: Bot, route: Route, text: str) -> list[Any]:
         """The files a person's message mentions (``@path``), read now; see attachments/."""
+        if "@" not in text:  # no mention: the attachment modules stay unimported
+            return []
+        from tuibot.attachments.sending import attachments_for
+
         host = self._host
         return await attachments_for(
             text, host.settings, self.scope_for(bot), route,

@@ -23,7 +23,6 @@ from typing import TextIO
 
 from tuibot.approvals import Decision, Scope
 from tuibot.approvals.request_text import answer_choices, chosen_grant, request_lines
-from tuibot.attachments.mentions import mention_for
 from tuibot.delegation.tree_limits import RootLimits
 from tuibot.engine import Engine, Outcome
 from tuibot.events import (
@@ -91,6 +90,10 @@ def build_prompt(argument: str | None, stdin: TextIO) -> str:
 
 def with_attachments(prompt: str, files: Sequence[str]) -> str:
     """The prompt with an ``@"FILE"`` mention per ``--attach`` (read when it is sent)."""
+    if not files:  # the usual ask: the attachment modules stay unimported
+        return prompt
+    from tuibot.attachments.mentions import mention_for
+
     mentions = " ".join(mention_for(path) for path in files)
     return f"{prompt}\n\n{mentions}" if prompt.strip() and mentions else prompt or mentions
 

@@ -14,7 +14,6 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from tuibot.bots import BotError
-from tuibot.delegation.records import Limits, LimitsError
 from tuibot.delegation.tools import LIMITS_SCHEMA
 from tuibot.toolkit.decorator import ToolSpec
 from tuibot.toolkit.decorator import tool as tool_decorator
@@ -86,6 +85,7 @@ async def cron(
         limits: add: each run's limits; default from the settings.
         job: remove: the job id.
     """
+    from tuibot.delegation.records import Limits
     from tuibot.jobs.book import NewJob
     from tuibot.jobs.schedule import parse_schedule
 
@@ -142,6 +142,7 @@ def _answer(value: Any) -> str:
 
 async def _guarded(**arguments: Any) -> str:
     """The expected refusals as ``Error: …`` results the model can act on."""
+    from tuibot.delegation.records import LimitsError
     from tuibot.jobs.schedule import ScheduleError
     from tuibot.jobs.store import JobStoreError
 

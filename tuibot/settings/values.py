@@ -78,8 +78,10 @@ def from_text(hint: Any, raw: str) -> Any:
 
     A string field keeps the text as typed, unless the text is itself a quoted TOML string.
     """
-    parsed = parse_text(raw)
     base, _ = strip_optional(hint)
+    if base is str and not raw.lstrip(" \t").startswith(('"', "'")):
+        return raw  # only a quoted TOML string reads as other text: no parser to import
+    parsed = parse_text(raw)
     if base is str and not isinstance(parsed, str):
         return raw
     return parsed
