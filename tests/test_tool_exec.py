@@ -48,11 +48,17 @@ async def run(registry: ToolRegistry, command: str, **extra: object) -> str:
 
 
 def _gone(pid: int, within: float = 3.0) -> bool:
+    """The process ended within ``within`` seconds. A zombie has ended too: when its
+    parent (tuibot's reaper) was killed first, it waits for PID 1 to read its status,
+    which some container inits never do, and ``kill(pid, 0)`` still finds it."""
+    import psutil
+
     deadline = time.monotonic() + within
     while time.monotonic() < deadline:
         try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
+            if psutil.Process(pid).status() == psutil.STATUS_ZOMBIE:
+                return True
+        except psutil.NoSuchProcess:
             return True
         time.sleep(0.05)
     return False
