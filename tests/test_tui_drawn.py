@@ -97,19 +97,6 @@ async def _compare(pilot: Pilot[Any], app: TuibotApp, view: AnswerView, name: st
     assert _differ(got, want) == [], f"{name}: streamed cells differ from a fresh render"
 
 
-# Known open (issue 17 item 2): a table frozen while streaming can keep the column
-# widths of its earlier rows (the `ports` answer: 'port' column 8 wide, a fresh render
-# 12), seen in 1-2 of 3 widths per run on a loaded machine. Fixed since: header-only
-# tables (frozen.laid_out), and a paragraph or table cell updated in place and copied
-# before the next layout (it lost the lines its new text wrapped onto; frozen._grew,
-# tests/test_tui_frozen.py). What remains shows about once in five runs; until it is
-# found these two may fail now and then, and a pass does not count as the fix.
-KNOWN_TABLE_COLUMNS = pytest.mark.xfail(
-    reason="issue 17 item 2: frozen table keeps earlier column widths", strict=False
-)
-
-
-@KNOWN_TABLE_COLUMNS
 @pytest.mark.parametrize("width", [80, 120, 200])
 async def test_streamed_answers_draw_as_a_fresh_render(server: ScriptedServer, width: int) -> None:
     app = make_app(server)
@@ -120,7 +107,6 @@ async def test_streamed_answers_draw_as_a_fresh_render(server: ScriptedServer, w
             await _compare(pilot, app, view, name)
 
 
-@KNOWN_TABLE_COLUMNS
 async def test_an_answer_resized_while_streaming_draws_as_a_fresh_render(
     server: ScriptedServer,
 ) -> None:

@@ -96,6 +96,19 @@ def _cells(widget: Widget) -> list[list[Any]]:
     return [list(strip) for strip in render_off_screen(widget) or []]
 
 
+async def _settled(pilot: Any, widget: Widget) -> list[list[Any]]:
+    """The widget's cells once two draws a tenth of a second apart agree (an answer
+    swaps its Markdown for frozen lines a moment after it is laid out)."""
+    drawn: list[list[Any]] = []
+    for _ in range(60):
+        await pilot.pause(0.1)
+        again = _cells(widget)
+        if again and again == drawn:
+            break
+        drawn = again
+    return drawn
+
+
 def _shown(history: HistoryLines) -> str:
     """The text of every drawn row of the history."""
     return "\n".join(history.text_of_rows(0, history.size.height))
@@ -121,7 +134,7 @@ async def test_history_is_drawn_cell_for_cell_like_the_live_blocks(folds: bool) 
         # Markdown widgets finish their layout over several frames, later under load.
         with contextlib.suppress(TimeoutError):
             await until(pilot, lambda: _cells(conversation) == drawn, timeout=20)
-        live = _cells(conversation)
+        live = await _settled(pilot, conversation)
         differ = [y for y, (a, b) in enumerate(zip(drawn, live, strict=False)) if a != b]
         assert (len(drawn), differ) == (len(live), []), "the same cells as the blocks as widgets"
 

@@ -41,12 +41,27 @@ def render_with_regions(widget: Widget) -> tuple[list[Strip], dict[Widget, Regio
     size = widget.outer_size  # padding and border included
     if not size.width or not size.height:
         return None
+    repaint_keylines(widget)
     try:
         strips, regions = compat.render_alone(widget, Size(size.width, size.height))
     except Exception:  # an upgrade changed the compositor: just do not freeze
         log.exception("could not render %r off screen", widget)
         return None
     return (strips, regions) if laid_out(regions) else None
+
+
+def repaint_keylines(widget: Widget) -> None:
+    """Have the widgets that draw keylines (a Markdown table) draw them again.
+
+    A container draws its keylines around where the screen last placed its children,
+    and draws them again only when its own size changes. Cells that moved inside a
+    table of the same size (a column grew, a row's cells were replaced) leave the lines
+    where they were: a copy then shows the earlier column widths, or a row outside the
+    table's frame. Refreshing drops the drawn lines (and repaints the screen there too).
+    """
+    for node in (widget, *widget.walk_children(Widget)):
+        if str(node.styles.keyline[0]) != "none":  # typed without its default, "none"
+            node.refresh()
 
 
 def laid_out(regions: dict[Widget, Region]) -> bool:
