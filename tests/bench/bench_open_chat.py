@@ -170,7 +170,7 @@ def main() -> int:
         return f"{statistics.median(values):7.0f} ms (min {min(values):.0f}, max {max(values):.0f})"
 
     print(f"{options.messages} messages, {runs[0]['blocks']} blocks, {options.runs} runs")
-    print(f"open to drawn   {ms('open')}   goal < 300 ms")
+    print(f"open to drawn   {ms('open')}   goal < 300 ms (issue 5), <= 150 ms (issue 19)")
     print(f"  of which load {ms('load')}")
     print(f"memory on open  {statistics.median(r['rss'] for r in runs):7.1f} MiB RSS")
     print(f"pageup, reading {ms('reading')}   median per run")
@@ -180,8 +180,10 @@ def main() -> int:
     print(f"home            {ms('home')}")
     print(f"end             {ms('end')}")
     print(f"longest stall   {ms('stall')}")
-    ok = statistics.median(r["open"] for r in runs) < 0.3
+    opened = statistics.median(r["open"] for r in runs)
+    ok = opened < 0.3
     print("PASS" if ok else "FAIL")
+    print(f"issue 19 goal (<= 150 ms): {'PASS' if opened <= 0.15 else 'FAIL'}")
     return 0 if ok else 1
 
 

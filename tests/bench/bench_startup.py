@@ -5,7 +5,8 @@ process on its own pseudo-terminal (160x48); the time is from ``fork`` until the
 frame carrying the marker text has been written to the terminal. The minimal app uses
 the same widget types as tuibot's layout (OptionList, VerticalScroll, Markdown, TextArea,
 TabbedContent with four panes, Tree, DataTable, Footer), so the ratio shows what tuibot
-adds on top of Textual itself. Goal: tuibot ≤ 1.3× the minimal app.
+adds on top of Textual itself. Goals: tuibot ≤ 1.3× the minimal app (issue 5), ≤ 1.15×
+(issue 19); both are printed with PASS or FAIL.
 
     .venv/bin/python tests/bench/bench_startup.py [--runs 9]
 """
@@ -133,6 +134,10 @@ def main() -> None:
             f"  {name:22} {median * 1000:7.0f} ms  ({min(values) * 1000:.0f}–"
             f"{max(values) * 1000:.0f})  {median / base:.2f}×"
         )
+    ratio = max(statistics.median(values) for values in times.values()) / base
+    for goal, issue in ((1.3, 5), (1.15, 19)):
+        print(f"goal tuibot <= {goal}x the minimal app (issue {issue}): "
+              f"{'PASS' if ratio <= goal else 'FAIL'} ({ratio:.2f}x)")  # fmt: skip
 
 
 if __name__ == "__main__":
