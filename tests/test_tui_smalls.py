@@ -15,6 +15,7 @@ from scripted_server import Reply, ScriptedServer, text, tool_calls
 from tui_helpers import SIZE, make_app, ready, until
 
 from tuibot.delegation.records import Delegation, Limits, Parent
+from tuibot.tui.app import LEAVE_EMPTY_QUEUE_S
 from tuibot.tui.screens.help import HelpScreen
 from tuibot.tui.widgets import approvals
 from tuibot.tui.widgets.approvals import ApprovalsPane
@@ -94,4 +95,28 @@ async def test_answering_the_last_request_leaves_the_emptied_pane(server: Script
         assert app.focused is pane  # one more to answer: stay
         await pilot.press("n")
         await until(pilot, lambda: not pane.request_ids)
+        await until(pilot, lambda: app.focused is app.composer)
+
+
+async def test_a_dialog_open_when_the_emptied_queue_hands_focus_back_is_no_crash(
+    server: ScriptedServer,
+) -> None:
+    """The hand-back runs a second after the last answer; a dialog opened meanwhile (help,
+    the palette, a confirm) is the active screen then, and the queue is not on it."""
+    server.responder = exec_responder
+    app = make_app(server)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        assert app.engine is not None
+        pane = app.query_one(ApprovalsPane)
+        await app.engine.send(app.engine.new_chat().id, "run: echo hi")
+        await until(pilot, lambda: len(pane.request_ids) == 1)
+        await pilot.press("ctrl+g")
+        await pilot.press("n")
+        await until(pilot, lambda: not pane.request_ids)
+        await pilot.press("f1")  # help opens before the hand-back timer fires
+        await until(pilot, lambda: len(app.screen_stack) > 1)
+        await pilot.pause(LEAVE_EMPTY_QUEUE_S + 0.3)
+        await pilot.press("escape")
+        await until(pilot, lambda: len(app.screen_stack) == 1)
         await until(pilot, lambda: app.focused is app.composer)

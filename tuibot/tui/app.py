@@ -357,9 +357,16 @@ class TuibotApp(
             self.set_timer(LEAVE_EMPTY_QUEUE_S, self._left_empty_approvals)
 
     def _left_empty_approvals(self) -> None:
-        pane = self.query_one(ApprovalsPane)
-        if pane.request_ids:
+        if len(self.screen_stack) > 1:  # a dialog is open: hand focus back once it closes
+            self.set_timer(LEAVE_EMPTY_QUEUE_S, self._left_empty_approvals)
             return
+        pane = (
+            next(iter(self.screen_stack[0].query(ApprovalsPane)), None)
+            if self.screen_stack
+            else None
+        )
+        if pane is None or pane.request_ids:
+            return  # closing down (the panes are gone), or a new request arrived
         focused = self.focused
         if focused is not None and pane in (focused, *focused.ancestors):
             self.composer.focus()
