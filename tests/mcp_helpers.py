@@ -5,12 +5,18 @@ Every server here is a real process speaking MCP on stdio; nothing is mocked.
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from tuibot.settings.mcp import McpServerSettings
+from tuibot.settings.mcp import McpServerSettings, McpSettings
+
+if TYPE_CHECKING:
+    from scripted_server import ScriptedServer
+
+    from tuibot.engine import Engine
 
 FAULT_SERVER = Path(__file__).with_name("mcp_fault_server.py")
 
@@ -40,3 +46,20 @@ def toml_server(name: str, command: str, args: list[str], **extra: Any) -> str:
              f"args = {json.dumps(args)}"]  # fmt: skip
     lines += [f"{key} = {json.dumps(value)}" for key, value in extra.items()]
     return "\n".join(lines) + "\n"
+
+
+def fault_engine(server: ScriptedServer, *, vision: bool) -> Engine:
+    """An engine on ``server`` with the fault server's tools loaded (images: ``vision``)."""
+    from tuibot.engine import Engine
+    from tuibot.settings import load_settings
+
+    settings = load_settings(None, overrides={
+        "providers.local.base_url": (server.url, "test"),
+        "providers.local.max_retries": (0, "test"),
+        "providers.local.vision": (vision, "test"),
+        "agent.model": ("test-model", "test"),
+    })  # fmt: skip
+    mcp = McpSettings(servers={"faults": fault_server("faults")})
+    engine = Engine(dataclasses.replace(settings, mcp=mcp))
+    engine.load_tools()
+    return engine

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -19,7 +18,7 @@ from typing import Any
 import scripted_replies as reply
 from attach_helpers import png_bytes, write
 from engine_helpers import ask, sent_messages
-from mcp_helpers import fault_server
+from mcp_helpers import fault_engine
 from scripted_server import ScriptedServer
 
 from tuibot.agent.messages import sanitize
@@ -27,26 +26,11 @@ from tuibot.attachments.kept import keep
 from tuibot.attachments.request import resolve_images
 from tuibot.engine import Engine
 from tuibot.llm.ollama_wire import ollama_messages
-from tuibot.settings import load_settings
-from tuibot.settings.mcp import McpSettings
 
 PNG = bytes.fromhex(  # what tests/mcp_fault_server.py's ``picture`` returns
     "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
     "1f15c4890000000d49444154789c6360000002000100e221bc330000000049454e44ae426082"
 )
-
-
-def _engine(server: ScriptedServer, vision: bool) -> Engine:
-    settings = load_settings(None, overrides={
-        "providers.local.base_url": (server.url, "test"),
-        "providers.local.max_retries": (0, "test"),
-        "providers.local.vision": (vision, "test"),
-        "agent.model": ("test-model", "test"),
-    })  # fmt: skip
-    mcp = McpSettings(servers={"faults": fault_server("faults")})
-    engine = Engine(dataclasses.replace(settings, mcp=mcp))
-    engine.load_tools()
-    return engine
 
 
 async def _call(engine: Engine, server: ScriptedServer, tool: str, **arguments: Any) -> str:
@@ -76,7 +60,7 @@ def _images(messages: list[dict[str, Any]]) -> list[bytes]:
 async def test_a_vision_model_sees_the_image_after_the_tool_result(
     server: ScriptedServer, hermetic: Path
 ) -> None:
-    engine = _engine(server, vision=True)
+    engine = fault_engine(server, vision=True)
     try:
         chat = await _call(engine, server, "picture")
         raw = engine.chats.path(chat).read_text()
@@ -96,7 +80,7 @@ async def test_a_vision_model_sees_the_image_after_the_tool_result(
 
 
 async def test_a_model_without_vision_gets_a_note(server: ScriptedServer) -> None:
-    engine = _engine(server, vision=False)
+    engine = fault_engine(server, vision=False)
     try:
         await _call(engine, server, "picture")
     finally:
@@ -107,7 +91,7 @@ async def test_a_model_without_vision_gets_a_note(server: ScriptedServer) -> Non
 
 
 async def test_a_changed_kept_image_is_not_sent(server: ScriptedServer) -> None:
-    engine = _engine(server, vision=True)
+    engine = fault_engine(server, vision=True)
     try:
         chat = await _call(engine, server, "picture")
         [tool] = [m for m in engine.chats.load(chat).messages if m.get("role") == "tool"]
@@ -125,7 +109,7 @@ async def test_a_path_named_in_the_servers_text_is_never_attached(
     server: ScriptedServer, hermetic: Path
 ) -> None:
     secret = write(Path("private.png").resolve(), png_bytes(99))
-    engine = _engine(server, vision=True)
+    engine = fault_engine(server, vision=True)
     try:
         chat = await _call(engine, server, "pointer", path=str(secret))
         [tool] = [m for m in engine.chats.load(chat).messages if m.get("role") == "tool"]
@@ -177,7 +161,7 @@ def test_ollama_gets_the_kept_image_as_images_on_the_message_after_the_results(
 
 async def test_a_model_its_server_says_sees_gets_the_image(server: ScriptedServer) -> None:
     server.routes["/api/v0/models"] = {"data": [{"id": "test-model", "type": "vlm"}]}
-    engine = _engine(server, vision=False)  # LM Studio's word, no setting
+    engine = fault_engine(server, vision=False)  # LM Studio's word, no setting
     try:
         await _call(engine, server, "picture")
     finally:

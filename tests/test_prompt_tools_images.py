@@ -10,17 +10,13 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import dataclasses
 from typing import Any
 
 from engine_helpers import ask, sent_messages
-from mcp_helpers import fault_server
+from mcp_helpers import fault_engine
 from scripted_server import ScriptedServer, error, text
 
-from tuibot.engine import Engine
 from tuibot.llm.prompt_tools import tools_in_prompt
-from tuibot.settings import load_settings
-from tuibot.settings.mcp import McpSettings
 
 PNG = bytes.fromhex(  # what tests/mcp_fault_server.py's ``picture`` returns
     "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
@@ -35,19 +31,6 @@ NO_PARSER = {  # vLLM started without a tool parser
 }
 
 
-def _engine(server: ScriptedServer) -> Engine:
-    settings = load_settings(None, overrides={
-        "providers.local.base_url": (server.url, "test"),
-        "providers.local.max_retries": (0, "test"),
-        "providers.local.vision": (True, "test"),
-        "agent.model": ("test-model", "test"),
-    })  # fmt: skip
-    mcp = McpSettings(servers={"faults": fault_server("faults")})
-    engine = Engine(dataclasses.replace(settings, mcp=mcp))
-    engine.load_tools()
-    return engine
-
-
 def _alternates(messages: list[dict[str, Any]]) -> bool:
     """A system message first, then user and assistant turns strictly by turns."""
     roles = [m["role"] for m in messages]
@@ -58,7 +41,7 @@ def _alternates(messages: list[dict[str, Any]]) -> bool:
 async def test_the_image_joins_the_tool_results_in_one_user_message(
     server: ScriptedServer,
 ) -> None:
-    engine = _engine(server)
+    engine = fault_engine(server, vision=True)
     try:
         for _ in range(600):  # the server process imports the SDK first
             if "faults__picture" in engine.tools:
