@@ -49,7 +49,12 @@ async def test_chats_and_a_transcript_are_what_the_store_holds(server: ScriptedS
     assert {meta.id for meta in chats} == {chat, other}
     assert chats == tuple(engine.chats.list())
     assert view.chat(chat) == engine.chats.meta(chat)
-    assert view.resolve(chat[:-2]) == chat
+    # the shortest prefix no other chat shares (two chats made in one second differ only
+    # in a random suffix, which may start alike)
+    unique = next(
+        chat[:n] for n in range(len(chat) - 2, len(chat) + 1) if not other.startswith(chat[:n])
+    )
+    assert view.resolve(unique) == chat
     assert view.latest("direct") == engine.chats.latest("direct")
     shown = view.transcript(chat)
     assert isinstance(shown, Transcript)
