@@ -221,7 +221,8 @@ def test_show_unknown_ambiguous_and_invalid(capsys: pytest.CaptureFixture[str]) 
 
 
 def test_torn_last_line_is_reported_and_left_alone(capsys: pytest.CaptureFixture[str]) -> None:
-    first = stored(task="first")
+    # Created a minute apart: two records made in the same clock tick tie on ``created``.
+    first = stored(task="first", age=60)
     second = stored(task="second", status="running")
     path = DataPaths.default().delegations
     with open(path, "ab") as handle:
