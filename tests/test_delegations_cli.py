@@ -221,8 +221,7 @@ def test_show_unknown_ambiguous_and_invalid(capsys: pytest.CaptureFixture[str]) 
 
 
 def test_torn_last_line_is_reported_and_left_alone(capsys: pytest.CaptureFixture[str]) -> None:
-    # Created a minute apart: two records made in the same clock tick tie on ``created``.
-    first = stored(task="first", age=60)
+    first = stored(task="first")
     second = stored(task="second", status="running")
     path = DataPaths.default().delegations
     with open(path, "ab") as handle:
@@ -237,6 +236,21 @@ def test_torn_last_line_is_reported_and_left_alone(capsys: pytest.CaptureFixture
     assert "line 3: incomplete last line" in capsys.readouterr().err
     assert path.read_bytes() == before
     assert not sidecar_path(path).exists()
+
+
+def test_records_made_in_the_same_millisecond_list_newest_written_first(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    when = time.time()
+    first = journal().create(replace(build(task="first"), created=when, updated=when))
+    second = journal().create(replace(build(task="second"), created=when, updated=when))
+    done = [
+        journal().create(replace(build(task=name, status="completed"), created=when, updated=when))
+        for name in ("done one", "done two")
+    ]
+    assert main(["delegations", "list"]) == 0
+    listed = [line.split()[0] for line in out_lines(capsys)]
+    assert listed == [second.id, first.id, done[1].id, done[0].id]
 
 
 def test_reading_takes_no_lock(capsys: pytest.CaptureFixture[str]) -> None:

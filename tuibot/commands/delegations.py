@@ -143,8 +143,12 @@ def _read(path: Path) -> list[Delegation]:
 
 
 def _ordered(records: Iterable[Delegation]) -> list[Delegation]:
-    """Open work first (newest start first), then ended work (latest end first)."""
-    items = list(records)
+    """Open work first (newest start first), then ended work (latest end first).
+
+    Times are kept to the millisecond, so two records can tie; the one written later to
+    the journal is the newer, hence the reversal before the (stable) sorts.
+    """
+    items = list(records)[::-1]
     opened = sorted((r for r in items if r.is_open), key=lambda r: r.created, reverse=True)
     ended = sorted((r for r in items if not r.is_open), key=lambda r: r.updated, reverse=True)
     return opened + ended
