@@ -27,3 +27,30 @@ def test_openai_client_import_skips_aiohttp_but_leaves_it_importable() -> None:
         "print(aiohttp.__name__)\n"
     )
     assert printed.splitlines() == ["False True", "aiohttp"]
+
+
+def test_the_sdk_types_load_on_first_use_and_all_of_them_stay_reachable() -> None:
+    """``import openai`` re-exports every type of every API (~400 modules); tuibot
+    defers a types package's re-exports to their first use, and then they are whole."""
+    printed = run_python(
+        "import sys\n"
+        "from tuibot.llm.openai_client import import_openai\n"
+        "openai = import_openai()\n"
+        "from openai.types.chat import ChatCompletionChunk\n"  # what streaming needs
+        "print('openai.types.batch' in sys.modules, 'openai.types.graders' in sys.modules)\n"
+        "print(openai.types.Batch.__name__, openai.types.responses.Response.__name__)\n"
+        "from openai.types.beta import Assistant\n"
+        "namespace = {}\n"
+        "exec('from openai.types import *', namespace)\n"
+        "print('Batch' in namespace and 'Completion' in namespace, ChatCompletionChunk.__name__)\n"
+        "try:\n"
+        "    openai.types.NoSuchType\n"
+        "except AttributeError as error:\n"
+        "    print('AttributeError', error)\n"
+    )
+    assert printed.splitlines() == [
+        "False False",
+        "Batch Response",
+        "True ChatCompletionChunk",
+        "AttributeError module 'openai.types' has no attribute 'NoSuchType'",
+    ]
