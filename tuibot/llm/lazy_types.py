@@ -20,6 +20,7 @@ import importlib.abc
 import importlib.machinery
 import os
 import sys
+import threading
 from collections.abc import Sequence
 from importlib.machinery import ModuleSpec
 from types import ModuleType
@@ -42,16 +43,30 @@ class _DeferredInit(importlib.abc.Loader):
 
 
 def _reader(module: ModuleType, real: importlib.abc.Loader) -> Any:
-    """The package's ``__getattr__``: a submodule alone, else the whole ``__init__``."""
+    """The package's ``__getattr__``: a submodule alone, else the whole ``__init__``.
+
+    The ``__init__`` runs once, under a lock: another thread reading a name meanwhile
+    waits for it, as it would for a normal import. A read from inside that ``__init__``
+    finds what is defined so far, as in any package that is still initialising.
+    """
     folder = module.__path__[0]
+    lock = threading.RLock()
+    running: list[bool] = []
 
     def __getattr__(name: str) -> Any:
         if name.startswith("__") and name != "__all__":
             raise AttributeError(name)  # probes (__wrapped__, …) read nothing
         if name != "__all__" and _is_submodule(folder, name):
             return importlib.import_module(f"{module.__name__}.{name}")
-        if module.__dict__.pop("__getattr__", None) is not None:
-            real.exec_module(module)
+        with lock:
+            if module.__dict__.get("__getattr__") is __getattr__ and not running:
+                running.append(True)
+                try:
+                    real.exec_module(module)
+                    if module.__dict__.get("__getattr__") is __getattr__:
+                        del module.__dict__["__getattr__"]  # (an __init__ may define its own)
+                finally:
+                    running.clear()
         try:
             return module.__dict__[name]
         except KeyError:
