@@ -364,6 +364,11 @@ class ScriptedServer:
         with self._cond:
             self._replies.extend(replies)
 
+    def drain(self) -> None:
+        """Drop the queued replies no request took (a client that failed before asking)."""
+        with self._cond:
+            self._replies.clear()
+
     def wait_for_requests(self, n: int, timeout: float = 5.0) -> None:
         """Block until at least ``n`` requests arrived; AssertionError after ``timeout``."""
         with self._cond:

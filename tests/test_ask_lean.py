@@ -22,6 +22,12 @@ UNUSED_BY_A_PLAIN_ASK = (
     "tuibot.tui",
     "litellm",  # cloud providers only
     "aiohttp",  # an SDK transport tuibot never uses
+    # the SDK's types for its other APIs: its packages' re-exports load on first use
+    "openai.types.batch",
+    "openai.types.beta",
+    "openai.types.evals",
+    "openai.types.graders",
+    "openai.types.responses.response",
     "tuibot.mcp",  # no MCP server configured
     "tuibot.jobs.book",  # scheduled jobs: only the cron tool and `tuibot jobs` use them
     "tuibot.jobs.records",

@@ -7,6 +7,12 @@ chosen model is kept, so ``ask -c`` goes on with it, as reopening the chat in th
 
 from __future__ import annotations
 
+import io
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
 from ask_helpers import Ran, child_env, run, tuibot_argv
 from scripted_replies import text
 from scripted_server import ScriptedServer
@@ -58,3 +64,41 @@ def test_ask_model_with_the_server_down_is_exit_3() -> None:
     assert ran.code == 3, ran.stderr
     assert "Cannot list the models of local" in ran.stderr
     assert chats() == []
+
+
+async def test_a_new_chat_is_written_with_its_model_and_title_without_extra_rewrites(
+    server: ScriptedServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``ask --model`` on a new chat: the model is in the header the chat is created with,
+    and the title goes in with the first message; no fsynced rewrite of the header alone
+    on the way to the first token (issue 19)."""
+    from engine_helpers import make_engine
+
+    from tuibot.frontends import ask
+    from tuibot.store import chats as chat_files
+    from tuibot.store.jsonl import rewrite_head as real_rewrite
+
+    header_only: list[dict[str, Any]] = []
+
+    def rewrite_head(path: Path, record: dict[str, Any], then: Sequence[Any] = ()) -> None:
+        if not then:
+            header_only.append(record)
+            return real_rewrite(path, record)
+        return real_rewrite(path, record, then)
+
+    monkeypatch.setattr(chat_files, "rewrite_head", rewrite_head)
+    server.models = ["test-model", "qwen3:8b"]
+    server.enqueue(text("hi there"))
+    engine = make_engine(server)
+    out, err = io.StringIO(), io.StringIO()
+
+    code = await ask.run_ask(engine, ask.AskOptions("hello", model="qwen3:8b"), out, err)
+
+    assert code == 0, err.getvalue()
+    assert out.getvalue() == "hi there\n"
+    assert header_only == []
+    (meta,) = engine.chats.list()
+    assert (meta.model, meta.provider, meta.title) == ("qwen3:8b", "", "hello")
+    chat = engine.chats.load(meta.id)
+    assert [m["content"] for m in chat.messages] == ["hello", "hi there"]
+    assert chat_models(server) == ["qwen3:8b"]

@@ -374,3 +374,22 @@ def test_trace_log_never_raises_on_storage_trouble(
     assert len(warnings) == 2
     assert str(blocked) in warnings[0]
     assert "No space left on device" in warnings[1]
+
+
+def test_rewrite_head_can_append_in_the_same_replace(tmp_path: Path) -> None:
+    """A new header and the lines after it in one durable write; a torn last line stays
+    a line of its own (set aside on load), as an append would leave it."""
+    path = tmp_path / "chat.jsonl"
+    path.write_bytes(b'{"type": "chat"}\n{"n": 1}\n{"torn')
+    inode = path.stat().st_ino
+
+    jsonl.rewrite_head(path, {"type": "chat", "title": "t"}, then=[{"n": 2}, {"n": 3}])
+
+    lines = path.read_bytes().split(b"\n")
+    assert [json.loads(lines[0]), json.loads(lines[1])] == [
+        {"type": "chat", "title": "t"},
+        {"n": 1},
+    ]
+    assert lines[2] == b'{"torn'
+    assert [json.loads(line) for line in lines[3:5]] == [{"n": 2}, {"n": 3}] and lines[5] == b""
+    assert path.stat().st_ino != inode  # replaced whole, not appended to

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -27,3 +28,60 @@ def test_openai_client_import_skips_aiohttp_but_leaves_it_importable() -> None:
         "print(aiohttp.__name__)\n"
     )
     assert printed.splitlines() == ["False True", "aiohttp"]
+
+
+def test_the_sdk_types_load_on_first_use_and_all_of_them_stay_reachable() -> None:
+    """``import openai`` re-exports every type of every API (~400 modules); tuibot
+    defers a types package's re-exports to their first use, and then they are whole."""
+    printed = run_python(
+        "import sys\n"
+        "from tuibot.llm.openai_client import import_openai\n"
+        "openai = import_openai()\n"
+        "from openai.types.chat import ChatCompletionChunk\n"  # what streaming needs
+        "print('openai.types.batch' in sys.modules, 'openai.types.graders' in sys.modules)\n"
+        "print(openai.types.Batch.__name__, openai.types.responses.Response.__name__)\n"
+        "from openai.types.beta import Assistant\n"
+        "namespace = {}\n"
+        "exec('from openai.types import *', namespace)\n"
+        "print('Batch' in namespace and 'Completion' in namespace, ChatCompletionChunk.__name__)\n"
+        "try:\n"
+        "    openai.types.NoSuchType\n"
+        "except AttributeError as error:\n"
+        "    print('AttributeError', error)\n"
+    )
+    assert printed.splitlines() == [
+        "False False",
+        "Batch Response",
+        "True ChatCompletionChunk",
+        "AttributeError module 'openai.types' has no attribute 'NoSuchType'",
+    ]
+
+
+def test_a_deferred_types_package_read_from_two_threads_is_whole_for_both(
+    tmp_path: Path,
+) -> None:
+    """A second thread that reads a name while the first still runs the package's
+    ``__init__`` waits for it, as a normal import would, instead of finding it missing."""
+    package = tmp_path / "openai" / "types"
+    package.mkdir(parents=True)
+    (tmp_path / "openai" / "__init__.py").write_text("", encoding="utf-8")
+    (package / "__init__.py").write_text("import time\ntime.sleep(0.4)\nX = 1\n", "utf-8")
+    printed = run_python(
+        f"import sys, threading, time\nsys.path.insert(0, {str(tmp_path)!r})\n"
+        "from tuibot.llm import lazy_types\n"
+        "lazy_types.install()\n"
+        "import openai.types as types\n"
+        "got = []\n"
+        "def read():\n"
+        "    try:\n"
+        "        got.append(types.X)\n"
+        "    except AttributeError as error:\n"
+        "        got.append(repr(error))\n"
+        "first = threading.Thread(target=read)\n"
+        "first.start()\n"
+        "time.sleep(0.1)\n"
+        "read()\n"
+        "first.join()\n"
+        "print(got)\n"
+    )
+    assert printed == "[1, 1]"

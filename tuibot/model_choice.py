@@ -98,7 +98,17 @@ async def choose(
     provider: both, since the bot's model belongs with the bot's provider). Raises
     ChoiceError, having changed nothing, when any check fails.
     """
-    meta = _meta(host, chat)
+    new_model, new_provider, message = await checked(host, _meta(host, chat), model, provider)
+    host.chats.set_choice(chat, new_model, new_provider)
+    return message
+
+
+async def checked(
+    host: ChoiceHost, meta: ChatMeta, model: str | None = None, provider: str | None = None
+) -> tuple[str, str, str]:
+    """What :func:`choose` would keep for the chat of ``meta`` and say, nothing saved:
+    (model, provider, message). A chat about to be made passes its draft ``meta``
+    (``ask --model`` writes the choice into the header it creates)."""
     bot = host.bot_of_chat(meta)
     new_model, new_provider = meta.model, meta.provider
     if provider == DEFAULT:
@@ -121,8 +131,8 @@ async def choose(
         if new_model or new_provider:
             raise
         note = f". Note: {error}"  # the bot's own setup is the config's, never refused
-    host.chats.set_choice(chat, new_model, new_provider)
-    return f"This chat now uses {route.model} on {route.provider.name}{note}".rstrip(".") + "."
+    message = f"This chat now uses {route.model} on {route.provider.name}{note}".rstrip(".")
+    return new_model, new_provider, message + "."
 
 
 async def model_command(

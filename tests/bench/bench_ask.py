@@ -111,6 +111,7 @@ def run_once(server: ScriptedServer, series: Series, *, keep: bool) -> None:
         ttft, wall, cpu, out, _ = run_timed(series.argv, series.env)
     except RuntimeError as exc:
         series.note = f"failed: {exc}"
+        server.drain()  # its unread answer must not go to the next command
         return
     if series.chunks and expected.strip() not in out:
         series.note = f"wrong output ({len(out)} chars, starts {out[:60]!r})"

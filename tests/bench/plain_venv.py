@@ -47,8 +47,11 @@ def extras_in(python: Path) -> list[str]:
 
 
 def _has(python: Path, module: str) -> bool:
+    """Whether the venv itself has ``module`` (run outside the checkout, whose ``tuibot``
+    folder ``python -c`` would otherwise find in the current directory)."""
     code = f"import importlib.util, sys; sys.exit(importlib.util.find_spec({module!r}) is None)"
-    return subprocess.run([str(python), "-c", code], check=False).returncode == 0
+    ran = subprocess.run([str(python), "-c", code], check=False, cwd=python.anchor)
+    return ran.returncode == 0
 
 
 def _pip(python: Path, *args: str) -> None:

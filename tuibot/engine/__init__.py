@@ -251,15 +251,31 @@ class Engine(FrontEndCommands, ToolSources):
 
     # -- commands in -----------------------------------------------------------------
 
-    def new_chat(self, *, bot: str | None = None, title: str = "") -> ChatMeta:
+    def new_chat(
+        self, *, bot: str | None = None, title: str = "", model: str = "", provider: str = ""
+    ) -> ChatMeta:
         """Create an empty direct chat; naming a bot pins the chat to it (no routing).
+
+        ``model``/``provider``: a checked choice (:meth:`draft_chat`), kept in the header.
+        Raises ``BotError`` for a bot that does not exist.
+        """
+        draft = self.draft_chat(bot=bot)
+        return self.chats.create(
+            kind="direct",
+            bot=draft.bot,
+            title=title,
+            pinned=draft.pinned,
+            model=model,
+            provider=provider,
+        )
+
+    def draft_chat(self, *, bot: str | None = None) -> ChatMeta:
+        """What :meth:`new_chat` would make, not saved: for checking a model choice first.
 
         Raises ``BotError`` for a bot that does not exist.
         """
-        if bot is None:
-            return self.chats.create(kind="direct", bot=self.bots.default.name, title=title)
-        chosen = self.bots.require(bot)
-        return self.chats.create(kind="direct", bot=chosen.name, title=title, pinned=True)
+        chosen = self.bots.default if bot is None else self.bots.require(bot)
+        return ChatMeta("", "direct", chosen.name, "", 0.0, 0.0, pinned=bot is not None)
 
     async def send(self, chat: str, text: str) -> asyncio.Future[Outcome]:
         """Give a chat input; the future resolves when its turn (or command) is done.

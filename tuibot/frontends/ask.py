@@ -33,6 +33,7 @@ from tuibot.events import (
     TurnFinished,
 )
 from tuibot.frontends.ask_print import JsonPrinter, Printer, json_record
+from tuibot.model_choice import ChoiceError, checked
 from tuibot.slash import is_command
 from tuibot.system.masking import Masked, mask_event
 from tuibot.toolkit.threads import run_in_daemon_thread
@@ -214,7 +215,10 @@ def _prompt(question: str, letter: bool = True) -> str:
 
 async def run_ask(engine: Engine, options: AskOptions, out: TextIO, err: TextIO) -> int:
     """Run one input in a chat, wait for the work it gave, report it; returns the exit code."""
-    chat = _open_chat(engine, options, err)
+    try:
+        chat = await _open_chat(engine, options, err)
+    except ChoiceError as error:  # a new chat's --model/--provider: refused, no chat made
+        return _refused(error, err)
     root = engine.view.root_chat(chat) if chat else chat
     """The person's chat at the top: a task chat's requests are asked there."""
 
@@ -229,16 +233,25 @@ async def run_ask(engine: Engine, options: AskOptions, out: TextIO, err: TextIO)
         printer.flush()  # the text of the last tick, whatever ended the run
 
 
-def _open_chat(engine: Engine, options: AskOptions, err: TextIO) -> str:
-    """The chat the input goes to: named, the latest, none for a command, or a new one."""
+async def _open_chat(engine: Engine, options: AskOptions, err: TextIO) -> str:
+    """The chat the input goes to: named, the latest, none for a command, or a new one.
+
+    A new chat's ``--model``/``--provider`` is checked first and written into the header
+    the chat is created with (ChoiceError when refused: then no chat is made).
+    """
     if options.chat:
         chat = engine.view.resolve(options.chat)
     elif options.resume:
         chat = _latest_chat(engine)
     elif is_command(options.prompt):
         chat = ""  # commands keep no history: no empty chat file for `ask /help`
-    else:
+    elif options.model is None and options.provider is None:
         chat = engine.new_chat(bot=options.bot).id
+    else:
+        draft = engine.draft_chat(bot=options.bot)
+        model, provider, _ = await checked(engine, draft, options.model, options.provider)
+        chat = engine.new_chat(bot=options.bot, model=model, provider=provider).id
+    if not (options.chat or options.resume or is_command(options.prompt)):
         err.write(f"tuibot: chat {chat}\n")
         err.flush()
     return chat
@@ -250,9 +263,10 @@ async def _answer(engine: Engine, options: AskOptions, chat: str, root: str, err
     The other listeners have nothing to do per token, so they skip the deltas.
     """
     existing = bool(options.chat or options.resume)
-    refused = await _choose_model(engine, chat, options, existing, err)
-    if refused is not None:
-        return refused
+    if existing:  # a new chat was made with its choice
+        refused = await _choose_model(engine, chat, options, err)
+        if refused is not None:
+            return refused
     engine.set_lock_wait(options.wait)
     if options.json:  # the JSON stream has the notice; a person watching stderr sees it too
         engine.events.listen(
@@ -309,27 +323,25 @@ async def _answer(engine: Engine, options: AskOptions, chat: str, root: str, err
     return exit_code(final)
 
 
-async def _choose_model(
-    engine: Engine, chat: str, options: AskOptions, existing: bool, err: TextIO
-) -> int | None:
-    """Apply ``--model``/``--provider`` to the chat through the app's checked switch.
+async def _choose_model(engine: Engine, chat: str, options: AskOptions, err: TextIO) -> int | None:
+    """Apply ``--model``/``--provider`` to an existing chat through the app's checked switch.
 
     Returns an exit code when refused (3: the server could not list its models; 2:
-    otherwise); a new chat the refusal leaves empty is removed.
+    otherwise).
     """
     if not chat or (options.model is None and options.provider is None):
         return None
-    from tuibot.model_choice import ChoiceError
-
     try:
         await engine.choose_model(chat, options.model, options.provider)
     except ChoiceError as error:
-        err.write(f"tuibot: {error}\n")
-        if not existing:  # said, so the id printed above is not looked for later
-            await engine.delete_chat(chat)
-            err.write(f"tuibot: nothing was answered; chat {chat} not kept\n")
-        return EXIT_MODEL if error.unreachable else EXIT_USAGE
+        return _refused(error, err)
     return None
+
+
+def _refused(error: ChoiceError, err: TextIO) -> int:
+    """Say why a model choice was refused; the exit code for it."""
+    err.write(f"tuibot: {error}\n")
+    return EXIT_MODEL if error.unreachable else EXIT_USAGE
 
 
 def _latest_chat(engine: Engine) -> str:

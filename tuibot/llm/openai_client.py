@@ -23,13 +23,18 @@ NO_KEY = "not-needed"
 
 
 def import_openai() -> Any:
-    """Import the SDK without its optional aiohttp transport.
+    """Import the SDK without its optional aiohttp transport, its types deferred.
 
     When aiohttp is installed (litellm brings it), ``import openai`` also imports it to
     offer an alternative transport we never use, which costs ~140 ms of every
     ``tuibot ask``. Hiding it for the duration of that one import skips the cost; the
-    entry is removed afterwards, so litellm can still import aiohttp normally.
+    entry is removed afterwards, so litellm can still import aiohttp normally. The
+    models of the SDK's other APIs load when first used (:mod:`tuibot.llm.lazy_types`).
     """
+    if "openai" not in sys.modules:
+        from tuibot.llm import lazy_types
+
+        lazy_types.install()
     if "openai" in sys.modules or "aiohttp" in sys.modules:
         import openai
 

@@ -135,8 +135,13 @@ class ChatStore:
         title: str = "",
         parent: dict[str, Any] | None = None,
         pinned: bool = False,
+        model: str = "",
+        provider: str = "",
     ) -> ChatMeta:
-        """Start an empty chat; its file exists (durably) when this returns."""
+        """Start an empty chat; its file exists (durably) when this returns.
+
+        ``model``/``provider``: a choice already checked (:func:`tuibot.model_choice.checked`).
+        """
         if not (isinstance(kind, str) and kind and isinstance(bot, str) and bot):
             raise ValueError("a chat needs a non-empty kind and bot")
         if parent is not None and not isinstance(parent, dict):
@@ -144,7 +149,16 @@ class ChatStore:
         now = time.time()
         for _ in range(100):  # a taken id (same second, same suffix) just draws again
             meta = ChatMeta(
-                new_chat_id(now), kind, bot, clean_title(title), now, now, parent, pinned
+                new_chat_id(now),
+                kind,
+                bot,
+                clean_title(title),
+                now,
+                now,
+                parent,
+                pinned,
+                model,
+                provider,
             )
             with _failing("create", meta.id), suppress(FileExistsError):
                 create_lines(self.path(meta.id), [header_record(meta)])
@@ -267,21 +281,32 @@ class ChatStore:
         if not batch:
             return
         now = time.time()
+        records = [{"type": "message", "ts": now, "message": m} for m in batch]
         with _failing("save", chat_id):
-            if chat_id not in self._titled:
-                self._title_from(chat_id, path, batch)
-            append_lines(path, [{"type": "message", "ts": now, "message": m} for m in batch])
+            if chat_id in self._titled or not self._title_from(chat_id, path, batch, records):
+                append_lines(path, records)
 
-    def _title_from(self, chat_id: str, path: Path, batch: Sequence[ChatMessage]) -> None:
-        """Put the first user message's line in an untitled header (once per chat)."""
+    def _title_from(
+        self,
+        chat_id: str,
+        path: Path,
+        batch: Sequence[ChatMessage],
+        records: Sequence[dict[str, Any]],
+    ) -> bool:
+        """Put the first user message's line in an untitled header (once per chat).
+
+        True when ``records`` were written with it, in one replace of the file.
+        """
         header = _read_header(path)
         if header is None:
-            return  # the next load rebuilds the header; the title can wait
+            return False  # the next load rebuilds the header; the title can wait
         title = header.get("title") or auto_title(batch)
-        if title and not header.get("title"):
-            rewrite_head(path, {**header, "title": title})
+        written = bool(title and not header.get("title"))
+        if written:
+            rewrite_head(path, {**header, "title": title}, then=records)
         if title:
             self._titled.add(chat_id)
+        return written
 
     def rewrite(self, chat_id: str, messages: Sequence[ChatMessage]) -> None:
         """Replace the whole history (compaction, ``/new``), atomically.

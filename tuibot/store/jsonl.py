@@ -256,19 +256,24 @@ def rewrite_lines(path: Path, records: Sequence[dict[str, Any]]) -> None:
         raise _oserror("rewrite", path, exc) from exc
 
 
-def rewrite_head(path: Path, record: dict[str, Any]) -> None:
+def rewrite_head(path: Path, record: dict[str, Any], then: Sequence[dict[str, Any]] = ()) -> None:
     """Replace the first line with ``record``, keeping every other byte; atomic.
 
-    Used to update a header (a chat's title) without re-encoding the history.
+    Used to update a header (a chat's title) without re-encoding the history. ``then``:
+    records appended in the same replace (one durable write where a rewrite and an
+    append would be two), each on a line of its own as :func:`append_lines` puts them.
     """
     line = _encode_all(path, [record])
+    added = _encode_all(path, then)
     for _ in range(_RETRIES):
         try:
             expect = _stamp(path)
             data = path.read_bytes()
             end = data.find(b"\n")
             rest = data[end + 1 :] if end >= 0 else b""
-            if _replace_bytes(path, line + rest, expect):
+            if added and rest and not rest.endswith(b"\n"):
+                rest += b"\n"  # a torn fragment stays its own line, set aside on load
+            if _replace_bytes(path, line + rest + added, expect):
                 return
         except OSError as exc:
             raise _oserror("rewrite", path, exc) from exc
