@@ -85,3 +85,47 @@ def test_a_deferred_types_package_read_from_two_threads_is_whole_for_both(
         "print(got)\n"
     )
     assert printed == "[1, 1]"
+
+
+def _only_re_exports(source: str) -> list[str]:
+    """The top-level statements of ``source`` that are not imports, a docstring or ``__all__``."""
+    import ast
+
+    others = []
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            continue
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+            continue  # a docstring
+        targets = node.targets if isinstance(node, ast.Assign) else []
+        if [getattr(target, "id", None) for target in targets] == ["__all__"]:
+            continue
+        others.append(ast.unparse(node).splitlines()[0])
+    return others
+
+
+def test_the_installed_sdks_types_packages_only_re_export() -> None:
+    """``lazy_types`` puts off every ``openai/types`` package's ``__init__``; that is safe
+    only while those files do nothing but re-export. An SDK that adds work there (a model
+    rebuild, a registration) fails here rather than misbehaving later."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("openai")
+    assert spec is not None and spec.submodule_search_locations
+    types_folder = Path(next(iter(spec.submodule_search_locations))) / "types"
+    inits = sorted(types_folder.rglob("__init__.py"))
+    assert len(inits) > 10  # the walk found the SDK's packages
+    doing_more = {
+        str(init.relative_to(types_folder)): others
+        for init in inits
+        if (others := _only_re_exports(init.read_text(encoding="utf-8")))
+    }
+    assert doing_more == {}
+
+
+def test_the_re_export_check_sees_work_in_an_init() -> None:
+    assert _only_re_exports('"""Doc."""\nfrom .a import B as B\n__all__ = ["B"]\n') == []
+    assert _only_re_exports("from .a import B\nB.model_rebuild()\n") == ["B.model_rebuild()"]
+    assert _only_re_exports("import sys\nif sys.version_info > (3,):\n    pass\n") == [
+        "if sys.version_info > (3,):"
+    ]
