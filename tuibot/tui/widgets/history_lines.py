@@ -53,6 +53,8 @@ PREFETCH_PAUSE_S = 1 / 60
 """Rest between two batches of drawing ahead, so frames are painted meanwhile."""
 CACHED_LINES = 12_000
 """Drawn lines kept; blocks furthest from the view are dropped (and drawn again) past it."""
+DRAWN_POLL_S = 0.005
+"""How often :meth:`HistoryLines.view_drawn` looks whether the view is drawn yet."""
 PIECE_ROWS = 12
 """An answer estimated taller than this is drawn in pieces of about this many rows."""
 
@@ -139,6 +141,29 @@ class HistoryLines(Widget, can_focus=True):
         self._view = (max(0, self.rows.total - height), height)  # a chat opens at its end
         self._changed()
 
+    def prepend(self, entries: list[Entry]) -> None:
+        """Put ``entries`` above those shown (a long chat's start, read after its end).
+
+        What is drawn stays drawn and the view keeps its content: the rows in view move
+        down by the rows added, so the conversation keeps them on screen (see
+        ``Conversation.arrange``).
+        """
+        if not entries:
+            return
+        count = len(entries)
+        before = self.rows.total
+        self.entries = entries + self.entries
+        self._open = {i + count: shown for i, shown in self._open.items()}
+        self._whole = {i + count for i in self._whole}
+        self._calls = {e.call_id: i for i, e in enumerate(self.entries) if e.kind == "tool"}
+        if self.cursor is not None:
+            self.cursor += count
+        self.rows.prepend(count)
+        self._generation += 1  # a batch being drawn now was chosen by the old indices
+        top, height = self._view
+        self._view = (top + self.rows.total - before, height)
+        self._changed()
+
     def show_rows(self, top: int, height: int) -> None:
         """The rows of the history in view now (the conversation scrolled or resized)."""
         view = (max(0, top), max(0, height))
@@ -186,6 +211,14 @@ class HistoryLines(Widget, can_focus=True):
         top, height = self._view
         drawn = self.rows.drawings
         return sum(1 for i in self.rows.rows.span(top, top + height) if i not in drawn)
+
+    async def view_drawn(self) -> None:
+        """Until the blocks in view are drawn and the screen painted after that."""
+        while self.missing:
+            await asyncio.sleep(DRAWN_POLL_S)
+        painted = asyncio.Event()
+        self.call_after_refresh(painted.set)
+        await painted.wait()
 
     def is_open(self, entry: int) -> bool:
         """Whether entry ``entry`` shows its body."""
