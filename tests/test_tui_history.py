@@ -189,6 +189,24 @@ async def test_a_long_chat_shows_its_end_before_its_file_is_read_whole(
         assert conversation.scroll_y == 0 and "Question 0?" in _shown(history)
 
 
+async def test_opening_a_chat_lays_out_no_screen_with_its_view_not_drawn(
+    server: ScriptedServer,
+) -> None:
+    app = make_app(server)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        chat = _long_chat(app, 1250)
+        history, laid_out = app.conversation.history, []
+        await pilot.pause(0.3)
+        app.screen.screen_layout_refresh_signal.subscribe(
+            app.screen, lambda _: laid_out.append(history.missing), immediate=True
+        )
+        app.open_chat(chat)
+        await until(pilot, lambda: app.conversation.whole and not history.missing, timeout=20)
+        await until(pilot, lambda: history.idle, timeout=20)
+        assert laid_out and not any(laid_out), "no frame shows the history with blocks missing"
+
+
 async def test_the_row_being_read_stays_put_when_the_start_of_the_chat_arrives(
     server: ScriptedServer,
 ) -> None:

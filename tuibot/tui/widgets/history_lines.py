@@ -108,6 +108,8 @@ class HistoryLines(Widget, can_focus=True):
         self.drawing = False
         """Blocks are being drawn now (in view, or ahead of it)."""
         self._started = False
+        self._opening = False
+        """A chat was just shown: its first blocks in view are drawn with the screen held."""
 
     def _start(self) -> None:
         """Start drawing (once, when the first chat is shown: not before the first paint)."""
@@ -139,6 +141,7 @@ class HistoryLines(Widget, can_focus=True):
         self.rows = HistoryRows(len(entries), self._estimate)
         height = self._view[1]
         self._view = (max(0, self.rows.total - height), height)  # a chat opens at its end
+        self._opening = True
         self._changed()
 
     def prepend(self, entries: list[Entry]) -> None:
@@ -364,17 +367,51 @@ class HistoryLines(Widget, can_focus=True):
                 GC_QUIET.stop(self.app.set_timer)
 
     async def _draw_all(self) -> None:
+        drawn_view = self._opening and await self._draw_view_held()
         while self._width and self.entries:
             batch, in_view = self._next_batch()
             if not batch:
                 return
-            try:
-                await self._draw(batch)
-            except Exception:
-                log.exception("could not draw history blocks %s", batch)
+            if drawn_view and not in_view:  # the view is drawn: let it be painted first
+                drawn_view = False
+                await asyncio.sleep(PREFETCH_PAUSE_S)
+                continue
+            drawn_view = in_view
+            if not await self._draw_logged(batch):
                 return
             if not in_view:
                 await asyncio.sleep(PREFETCH_PAUSE_S)
+
+    async def _draw_view_held(self) -> bool:
+        """Draw the view of a chat just shown with the screen's updates held; whether
+        anything was drawn.
+
+        A frame in between would lay out the whole screen and paint the history empty,
+        only to paint it again a moment later with its blocks.
+        """
+        self._opening = False
+        drawn = False
+        with self.app.batch_update():
+            while self._width and self.entries:
+                batch, in_view = self._next_batch()
+                top, height = self._view
+                at_end = top + height >= self.rows.total
+                if not (batch and in_view) or not await self._draw_logged(batch):
+                    break
+                drawn = True
+                if at_end and self._view == (top, height):  # no layout tells it: still the end
+                    self._view = (max(0, self.rows.total - height), height)
+        self.refresh()  # the screen's update was skipped while held: it is due now
+        return drawn
+
+    async def _draw_logged(self, batch: list[int]) -> bool:
+        """Draw ``batch``; False (and logged) if it could not be drawn."""
+        try:
+            await self._draw(batch)
+        except Exception:
+            log.exception("could not draw history blocks %s", batch)
+            return False
+        return True
 
     def _next_batch(self) -> tuple[list[int], bool]:
         """Units in view not drawn yet, or else the nearest ones ahead of the view.
