@@ -215,13 +215,13 @@ async def test_the_row_being_read_stays_put_when_the_start_of_the_chat_arrives(
         await ready(pilot)
         conversation, history = app.conversation, app.conversation.history
         started = asyncio.Event()
-        read = history.view_drawn
+        read = history.settled
 
         async def held() -> None:  # the start is read only once the test scrolled
             await read()
             await started.wait()
 
-        history.view_drawn = held  # type: ignore[method-assign]
+        history.settled = held  # type: ignore[method-assign]
         app.open_chat(_long_chat(app, 1250))
         await until(pilot, lambda: bool(history.entries) and not history.missing)
         conversation.focus()

@@ -109,7 +109,8 @@ class ChatCommands(_AppBase):
 
     @work(group="chat start", exclusive=True, exit_on_error=False)
     async def _load_start(self, chat: str) -> None:
-        """Load the whole of ``chat``, opened with its end only, once that end is drawn,
+        """Load the whole of ``chat``, opened with its end only, once that end is drawn
+        (the view and around it: scrolling a little needs nothing more),
         and put its start above it (the parse runs in a thread: scrolling goes on)."""
         from tuibot.store.chats import ChatNotFound
         from tuibot.store.jsonl import StorageError
@@ -117,7 +118,7 @@ class ChatCommands(_AppBase):
 
         conversation = self.conversation
         shown = conversation.stored
-        await conversation.history.view_drawn()
+        await conversation.history.settled()
         engine = self.engine
         if engine is None or conversation.stored is not shown:
             return

@@ -54,7 +54,7 @@ PREFETCH_PAUSE_S = 1 / 60
 CACHED_LINES = 12_000
 """Drawn lines kept; blocks furthest from the view are dropped (and drawn again) past it."""
 DRAWN_POLL_S = 0.005
-"""How often :meth:`HistoryLines.view_drawn` looks whether the view is drawn yet."""
+"""How often :meth:`HistoryLines.settled` looks whether drawing is done."""
 PIECE_ROWS = 12
 """An answer estimated taller than this is drawn in pieces of about this many rows."""
 
@@ -215,9 +215,9 @@ class HistoryLines(Widget, can_focus=True):
         drawn = self.rows.drawings
         return sum(1 for i in self.rows.rows.span(top, top + height) if i not in drawn)
 
-    async def view_drawn(self) -> None:
-        """Until the blocks in view are drawn and the screen painted after that."""
-        while self.missing:
+    async def settled(self) -> None:
+        """Until the blocks in view and around it are drawn and the screen painted."""
+        while self.missing or not self.idle:
             await asyncio.sleep(DRAWN_POLL_S)
         painted = asyncio.Event()
         self.call_after_refresh(painted.set)
