@@ -6,6 +6,7 @@ cell against the live widgets; the real app over the scripted server with long c
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from typing import Any
 
@@ -152,9 +153,88 @@ def _long_chat(app: TuibotApp, turns: int, **kwargs: Any) -> str:
 
 async def _opened(pilot: Any, app: TuibotApp, chat: str) -> HistoryLines:
     app.open_chat(chat)
-    history = app.conversation.history
-    await until(pilot, lambda: bool(history.entries) and not history.missing and history.idle)
+    history, conversation = app.conversation.history, app.conversation
+    await until(
+        pilot,
+        lambda: conversation.whole and bool(history.entries) and not history.missing,
+        timeout=20,
+    )
+    await until(pilot, lambda: history.idle, timeout=20)
     return history
+
+
+async def test_a_long_chat_shows_its_end_before_its_file_is_read_whole(
+    server: ScriptedServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app = make_app(server)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        chat = _long_chat(app, 1250)  # 5,000 messages
+        assert app.engine is not None
+        chats, loads = app.engine.chats, []
+        load = chats.load
+        monkeypatch.setattr(chats, "load", lambda *a, **k: loads.append(a) or load(*a, **k))
+        app.open_chat(chat)
+        conversation, history = app.conversation, app.conversation.history
+        assert not loads and not conversation.whole, "only the end was read to open it"
+        assert 40 <= len(history.entries) < 1000
+        await until(pilot, lambda: not history.missing)
+        assert "Answer 1249." in _shown(history)
+        await until(pilot, lambda: conversation.whole, timeout=20)
+        assert len(loads) == 1 and len(history.entries) == 5000 and len(conversation.stored) == 5000
+        await until(pilot, lambda: not history.missing)
+        assert conversation.following and "Answer 1249." in _shown(history), "still at the end"
+        conversation.action_top()
+        await until(pilot, lambda: not history.missing)
+        assert conversation.scroll_y == 0 and "Question 0?" in _shown(history)
+
+
+async def test_opening_a_chat_lays_out_no_screen_with_its_view_not_drawn(
+    server: ScriptedServer,
+) -> None:
+    app = make_app(server)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        chat = _long_chat(app, 1250)
+        history, laid_out = app.conversation.history, []
+        await pilot.pause(0.3)
+        app.screen.screen_layout_refresh_signal.subscribe(
+            app.screen, lambda _: laid_out.append(history.missing), immediate=True
+        )
+        app.open_chat(chat)
+        await until(pilot, lambda: app.conversation.whole and not history.missing, timeout=20)
+        await until(pilot, lambda: history.idle, timeout=20)
+        assert laid_out and not any(laid_out), "no frame shows the history with blocks missing"
+
+
+async def test_the_row_being_read_stays_put_when_the_start_of_the_chat_arrives(
+    server: ScriptedServer,
+) -> None:
+    app = make_app(server)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        conversation, history = app.conversation, app.conversation.history
+        started = asyncio.Event()
+        read = history.settled
+
+        async def held() -> None:  # the start is read only once the test scrolled
+            await read()
+            await started.wait()
+
+        history.settled = held  # type: ignore[method-assign]
+        app.open_chat(_long_chat(app, 1250))
+        await until(pilot, lambda: bool(history.entries) and not history.missing)
+        conversation.focus()
+        await pilot.press("pageup")
+        await until(pilot, lambda: not history.missing and history.idle, timeout=20)
+        top = round(conversation.scroll_y)
+        text = history.text_of_rows(top - history.virtual_region.y, top + 5)
+        started.set()
+        await until(pilot, lambda: conversation.whole, timeout=20)
+        await pilot.pause(0.2)
+        top = round(conversation.scroll_y)
+        assert not conversation.following and top > 1000, "the start went above the view"
+        assert history.text_of_rows(top - history.virtual_region.y, top + 5) == text
 
 
 async def test_a_long_chat_opens_at_its_end_drawing_only_blocks_near_the_view(
@@ -370,6 +450,19 @@ def test_a_piece_leaves_out_the_margin_the_piece_above_already_gives() -> None:
     rows.store(0, _drawing(6, top=1, bottom=0))  # its last block has no bottom margin
     assert rows.rows.height(1) == 5, "nothing to collapse: the piece keeps its margin"
     assert rows.line_at(6) == [Segment("row 0")]
+
+
+def test_units_put_first_move_the_others_with_their_drawings_and_the_held_row() -> None:
+    heights = [4, 10]
+    rows = HistoryRows(2, lambda unit: heights[unit.entry])
+    rows.store(1, _drawing(6))
+    rows.hold(5)  # a row into unit 1
+    heights[:0] = [3, 2, 7]  # the entries put first, as the history's estimate sees them
+    rows.prepend(3)
+    assert [u.entry for u in rows.units] == [0, 1, 2, 3, 4]
+    assert [rows.rows.height(i) for i in range(5)] == [3, 2, 7, 4, 6]
+    assert list(rows.drawings) == [4] and rows.line_at(12 + 4) == [Segment("row 0")]
+    assert rows.anchor == (4, 1) and rows.held_row() == 12 + 5
 
 
 def test_forgetting_far_units_keeps_their_rows_and_bounds_the_lines() -> None:

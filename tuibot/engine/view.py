@@ -83,6 +83,8 @@ class Transcript:
     """Lines set aside while loading, for the reader to report."""
     repaired: int
     """Synthetic "interrupted" tool results added by this load."""
+    complete: bool = True
+    """False for the last messages only (:meth:`ChatView.transcript_tail`)."""
 
 
 class ViewSource(Protocol):
@@ -150,6 +152,15 @@ class EngineView:
         return Transcript(
             loaded.meta, tuple(loaded.messages), tuple(loaded.problems), loaded.repaired
         )
+
+    def transcript_tail(self, chat_id: str) -> Transcript | None:
+        """A long chat's last messages, read without the rest of the file (what opening
+        it shows first); None when the chat is short, or its end is not plain to read:
+        then :meth:`transcript` it. Problems are left to the full transcript."""
+        loaded = self._source.chats.load_tail(chat_id)
+        if loaded is None:
+            return None
+        return Transcript(loaded.meta, tuple(loaded.messages), (), loaded.repaired, False)
 
     def markdown(self, chat_id: str) -> str:
         """The chat written out as Markdown, for an export."""

@@ -42,6 +42,7 @@ from tuibot.store.chat_records import (
     record_checker,
     validate_chat_id,
 )
+from tuibot.store.chat_tail import read_tail
 from tuibot.store.history import (
     INTERRUPTED_RESULT,
     TITLE_LENGTH,
@@ -252,6 +253,20 @@ class ChatStore:
         compactions = [c for c in compactions if c["upto"] <= len(messages)]  # else stale
         meta = meta_from_header(chat_id, header, updated)
         return Chat(meta, messages, problems, added, consolidated, compactions)
+
+    def load_tail(self, chat_id: str) -> Chat | None:
+        """The chat's last messages only (read-only), or None when it must be loaded whole.
+
+        What opening a long chat shows first (see :mod:`tuibot.store.chat_tail`); a full
+        :meth:`load` follows, and reports the problems this one leaves unread.
+        """
+        path = self._existing(chat_id)
+        found = read_tail(path)
+        header = _read_header(path) if found is not None else None
+        if found is None or header is None:
+            return None
+        messages, repaired = found
+        return Chat(meta_from_header(chat_id, header, path.stat().st_mtime), messages, [], repaired)
 
     def mark_consolidated(self, chat_id: str, upto: int) -> None:
         """Record that the first ``upto`` messages are now in the bot's memory.

@@ -365,6 +365,12 @@ def _parse(data: bytes, check: Check | None) -> _Parsed:
     return parsed
 
 
+def parse_lines(data: bytes, check: Check | None = None) -> ReadResult:
+    """The records of whole JSONL lines in ``data`` and the lines refused, as
+    :func:`read_lines` reads a file (a chat's tail is read this way, from bytes)."""
+    return _parse(data, check).result
+
+
 def _read_bytes(path: Path) -> tuple[bytes, object]:
     try:
         with open(path, "rb") as handle:

@@ -9,6 +9,7 @@ collects ``@on`` handlers from classes built by its metaclass, and a mixin is no
 
 from __future__ import annotations
 
+import asyncio
 import time
 from typing import TYPE_CHECKING
 
@@ -21,8 +22,11 @@ from tuibot.tui.widgets.composer import Composer
 
 if TYPE_CHECKING:
     from tuibot.engine import Engine
+    from tuibot.engine.view import Transcript
+    from tuibot.store.chat_message import ChatMessage
     from tuibot.tui.sessions import SessionState
     from tuibot.tui.widgets.conversation import Conversation
+    from tuibot.tui.widgets.history_blocks import Entry
     from tuibot.tui.widgets.status_bar import StatusBar
 
 if TYPE_CHECKING:
@@ -34,6 +38,17 @@ else:
 
 SECOND_ESCAPE_S = 3.0
 """A second Esc within this many seconds also cancels the chat's delegations."""
+
+
+def shown_messages(loaded: Transcript, *, busy: bool) -> list[ChatMessage]:
+    """The messages of ``loaded`` as the conversation shows them (``busy``: a turn of
+    the chat runs now, so its unanswered calls show as running)."""
+    messages = list(loaded.messages)
+    if loaded.repaired and busy:
+        from tuibot.tui.widgets.history_blocks import still_running
+
+        messages = still_running(messages, loaded.repaired)
+    return messages
 
 
 class ChatCommands(_AppBase):
@@ -58,8 +73,13 @@ class ChatCommands(_AppBase):
 
     # -- opening and sending ---------------------------------------------------------
 
-    def open_chat(self, chat: str) -> None:
-        """Show ``chat``: its history, any answer streaming right now, its queue."""
+    def open_chat(self, chat: str, *, whole: bool = False) -> None:
+        """Show ``chat``: its history, any answer streaming right now, its queue.
+
+        A long chat shows its last messages first, read from the end of its file, and
+        its start is put above them once they are on screen (:meth:`_load_start`);
+        ``whole`` loads it all at once (a search result may be anywhere in it).
+        """
         engine = self.engine
         if engine is None:
             return
@@ -67,17 +87,14 @@ class ChatCommands(_AppBase):
         from tuibot.store.jsonl import StorageError
 
         try:
-            loaded = engine.view.transcript(chat)
+            tail = None if whole else engine.view.transcript_tail(chat)
+            loaded = tail or engine.view.transcript(chat)
         except (ChatNotFound, StorageError) as error:
             self.notify(f"Cannot open that chat: {error}", severity="error")
             return
         self.current_chat = chat
-        messages = list(loaded.messages)
-        if loaded.repaired and engine.busy(chat):
-            from tuibot.tui.widgets.history_blocks import still_running
-
-            messages = still_running(messages, loaded.repaired)
-        self.conversation.show_chat(chat, messages)
+        messages = shown_messages(loaded, busy=engine.busy(chat))
+        self.conversation.show_chat(chat, messages, whole=loaded.complete)
         live = self.session.live.get(chat)
         if live is not None:
             self.conversation.resume_stream(live.turn, "".join(live.text), "".join(live.reasoning))
@@ -87,6 +104,43 @@ class ChatCommands(_AppBase):
         self.status.bot = loaded.meta.bot
         self.show_chat_model()
         self.refresh_chat_status()
+        if not loaded.complete:
+            self._load_start(chat)
+
+    @work(group="chat start", exclusive=True, exit_on_error=False)
+    async def _load_start(self, chat: str) -> None:
+        """Load the whole of ``chat``, opened with its end only, once that end is drawn
+        (the view and around it: scrolling a little needs nothing more),
+        and put its start above it (the parse runs in a thread: scrolling goes on)."""
+        from tuibot.store.chats import ChatNotFound
+        from tuibot.store.jsonl import StorageError
+        from tuibot.tui.widgets.history_blocks import entries_of
+
+        conversation = self.conversation
+        shown = conversation.stored
+        await conversation.history.settled()
+        engine = self.engine
+        if engine is None or conversation.stored is not shown:
+            return
+        busy = engine.busy(chat)
+
+        def read() -> tuple[Transcript, list[ChatMessage], list[Entry]]:
+            loaded = engine.view.transcript(chat)
+            messages = shown_messages(loaded, busy=busy)
+            return loaded, messages, entries_of(messages)
+
+        try:
+            loaded, messages, entries = await asyncio.to_thread(read)
+        except (ChatNotFound, StorageError) as error:
+            self.notify(f"Cannot read the start of that chat: {error}", severity="error")
+            return
+        if self.current_chat != chat or conversation.stored is not shown:
+            return  # another chat was opened meanwhile
+        if not conversation.complete_chat(messages, entries) and not engine.busy(chat):
+            self.open_chat(chat, whole=True)  # it changed meanwhile: show it as it is now
+            return
+        for problem in loaded.problems:
+            self.notify(f"Line {problem.line} set aside: {problem.reason}", severity="warning")
 
     def refresh_chat_status(self) -> None:
         """Queued input and usage of the chat shown."""

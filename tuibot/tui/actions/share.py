@@ -35,7 +35,7 @@ class ShareCommands(_AppBase):
         engine: Engine | None
         current_chat: str | None
 
-        def open_chat(self, chat: str) -> None: ...
+        def open_chat(self, chat: str, *, whole: bool = False) -> None: ...
         @property
         def conversation(self) -> Conversation: ...
 
@@ -59,7 +59,7 @@ class ShareCommands(_AppBase):
         hit = await self.push_screen_wait(SearchScreen(engine.view))
         if hit is None:
             return
-        self.open_chat(hit.meta.id)
+        self.open_chat(hit.meta.id, whole=hit.message is not None)  # the hit may be anywhere
         if hit.message is not None and self.current_chat == hit.meta.id:
             self.conversation.show_message(hit.message)
 

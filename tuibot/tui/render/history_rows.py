@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from rich.segment import Segment
 
@@ -136,6 +136,19 @@ class HistoryRows:
         self._drops = {(i + added if i > index else i): d for i, d in self._drops.items()}
         if self.anchor is not None:
             self.anchor = self._anchor_after_split(index, added, self.anchor)
+
+    def prepend(self, entries: int) -> None:
+        """Entries ``0 .. entries - 1`` were put before all others (the start of a chat
+        loaded after its end): their units come first, estimated, and the rest move down
+        with their drawings and the held row."""
+        moved = [replace(unit, entry=unit.entry + entries) for unit in self.units]
+        added = [Unit(i) for i in range(entries)]
+        self.units = added + moved
+        self.rows.insert_first([self._estimate(unit) for unit in added])
+        self.drawings = {i + entries: d for i, d in self.drawings.items()}
+        self._drops = {i + entries: d for i, d in self._drops.items()}
+        if self.anchor is not None:
+            self.anchor = (self.anchor[0] + entries, self.anchor[1])
 
     def _anchor_after_split(
         self, index: int, added: int, anchor: tuple[int, int]

@@ -46,6 +46,11 @@ class RowMap:
         self._heights[index : index + 1] = heights
         self._starts = None
 
+    def insert_first(self, heights: list[int]) -> None:
+        """Put blocks of ``heights`` before the first (the start of a chat, read later)."""
+        self._heights[:0] = heights
+        self._starts = None
+
     def start(self, index: int) -> int:
         """The row block ``index`` starts at (``total`` for one past the end)."""
         return self._prefix()[index]

@@ -48,9 +48,11 @@ from tuibot.tui.widgets.chips import AttachmentChips
 from tuibot.tui.widgets.follow_hint import FollowEnd, NewMessagesHint
 from tuibot.tui.widgets.history_blocks import (
     ROUND_LIMIT_MARK,
+    Entry,
     entries_of,
     entry_of_message,
     stored_of_turn,
+    tail_start,
 )
 from tuibot.tui.widgets.history_lines import HistoryLines
 from tuibot.tui.widgets.stage import Stage
@@ -89,6 +91,8 @@ class Conversation(FollowEnd, VerticalScroll):
         self._body = Vertical(classes="blocks")
         """Blocks of the turns that ran since."""
         self._stored: list[ChatMessage] = []
+        self.whole = True
+        """The whole stored history is shown (False while a long chat's start is read)."""
         self._show_reasoning = False
         self._show_tools = False
         self._banner: ProblemBanner | None = None
@@ -124,10 +128,12 @@ class Conversation(FollowEnd, VerticalScroll):
         """The blocks of turns that ran since the chat was opened (after the history)."""
         return list(self._body.children)
 
-    def show_chat(self, chat: str, messages: list[ChatMessage]) -> None:
-        """Replace what is shown with ``messages`` (records as the chat store loads them)."""
+    def show_chat(self, chat: str, messages: list[ChatMessage], *, whole: bool = True) -> None:
+        """Replace what is shown with ``messages`` (records as the chat store loads them);
+        not ``whole``: they are the chat's last ones, and :meth:`complete_chat` follows."""
         self.chat = chat or None
         self._stored = messages
+        self.whole = whole
         self._reset_turn(None)
         self._echoed.clear()
         self._rows.clear()
@@ -140,6 +146,24 @@ class Conversation(FollowEnd, VerticalScroll):
         old.remove()
         self.mount(self._body, after=self.history)
         self.follow()
+
+    @property
+    def stored(self) -> list[ChatMessage]:
+        """The stored messages shown (the last ones only, until :meth:`complete_chat`)."""
+        return self._stored
+
+    def complete_chat(self, messages: list[ChatMessage], entries: list[Entry]) -> bool:
+        """The whole history of a chat opened with its last messages: its start (of
+        ``entries``, the blocks of ``messages``) goes above them. False when the messages
+        shown are not found at its end (the file was rewritten meanwhile)."""
+        head = tail_start(messages, self._stored)
+        if head is None:
+            return False
+        end = head + len(self._stored)
+        self._stored = messages[:end]  # any after it are the live turn's, shown as blocks
+        self.whole = True
+        self.history.prepend(entries[: len(entries) - len(entries_of(messages[head:]))])
+        return True
 
     def show_message(self, index: int) -> None:
         """Bring stored message ``index`` into view and mark it (a search result)."""

@@ -242,6 +242,17 @@ def still_running(messages: list[ChatMessage], repaired: int) -> list[ChatMessag
     return messages[:end]
 
 
+def tail_start(messages: Sequence[ChatMessage], tail: Sequence[ChatMessage]) -> int | None:
+    """Where ``tail`` (a chat's last messages, read first) starts in the whole history
+    ``messages`` read after it: at its end, or before messages added since; None if it
+    is not there (the file was rewritten meanwhile) or empty."""
+    count = len(tail)
+    for start in range(len(messages) - count, -1, -1) if count else ():
+        if messages[start] == tail[0] and messages[start : start + count] == tail:
+            return start
+    return None
+
+
 def stored_of_turn(messages: Sequence[ChatMessage], turn: str) -> tuple[str, str]:
     """Answer and reasoning text a running turn has already stored (finished rounds)."""
     text, reasoning = [], []

@@ -53,6 +53,8 @@ PREFETCH_PAUSE_S = 1 / 60
 """Rest between two batches of drawing ahead, so frames are painted meanwhile."""
 CACHED_LINES = 12_000
 """Drawn lines kept; blocks furthest from the view are dropped (and drawn again) past it."""
+DRAWN_POLL_S = 0.005
+"""How often :meth:`HistoryLines.settled` looks whether drawing is done."""
 PIECE_ROWS = 12
 """An answer estimated taller than this is drawn in pieces of about this many rows."""
 
@@ -106,6 +108,8 @@ class HistoryLines(Widget, can_focus=True):
         self.drawing = False
         """Blocks are being drawn now (in view, or ahead of it)."""
         self._started = False
+        self._opening = False
+        """A chat was just shown: its first blocks in view are drawn with the screen held."""
 
     def _start(self) -> None:
         """Start drawing (once, when the first chat is shown: not before the first paint)."""
@@ -137,6 +141,30 @@ class HistoryLines(Widget, can_focus=True):
         self.rows = HistoryRows(len(entries), self._estimate)
         height = self._view[1]
         self._view = (max(0, self.rows.total - height), height)  # a chat opens at its end
+        self._opening = True
+        self._changed()
+
+    def prepend(self, entries: list[Entry]) -> None:
+        """Put ``entries`` above those shown (a long chat's start, read after its end).
+
+        What is drawn stays drawn and the view keeps its content: the rows in view move
+        down by the rows added, so the conversation keeps them on screen (see
+        ``Conversation.arrange``).
+        """
+        if not entries:
+            return
+        count = len(entries)
+        before = self.rows.total
+        self.entries = entries + self.entries
+        self._open = {i + count: shown for i, shown in self._open.items()}
+        self._whole = {i + count for i in self._whole}
+        self._calls = {e.call_id: i for i, e in enumerate(self.entries) if e.kind == "tool"}
+        if self.cursor is not None:
+            self.cursor += count
+        self.rows.prepend(count)
+        self._generation += 1  # a batch being drawn now was chosen by the old indices
+        top, height = self._view
+        self._view = (top + self.rows.total - before, height)
         self._changed()
 
     def show_rows(self, top: int, height: int) -> None:
@@ -186,6 +214,14 @@ class HistoryLines(Widget, can_focus=True):
         top, height = self._view
         drawn = self.rows.drawings
         return sum(1 for i in self.rows.rows.span(top, top + height) if i not in drawn)
+
+    async def settled(self) -> None:
+        """Until the blocks in view and around it are drawn and the screen painted."""
+        while self.missing or not self.idle:
+            await asyncio.sleep(DRAWN_POLL_S)
+        painted = asyncio.Event()
+        self.call_after_refresh(painted.set)
+        await painted.wait()
 
     def is_open(self, entry: int) -> bool:
         """Whether entry ``entry`` shows its body."""
@@ -331,17 +367,51 @@ class HistoryLines(Widget, can_focus=True):
                 GC_QUIET.stop(self.app.set_timer)
 
     async def _draw_all(self) -> None:
+        drawn_view = self._opening and await self._draw_view_held()
         while self._width and self.entries:
             batch, in_view = self._next_batch()
             if not batch:
                 return
-            try:
-                await self._draw(batch)
-            except Exception:
-                log.exception("could not draw history blocks %s", batch)
+            if drawn_view and not in_view:  # the view is drawn: let it be painted first
+                drawn_view = False
+                await asyncio.sleep(PREFETCH_PAUSE_S)
+                continue
+            drawn_view = in_view
+            if not await self._draw_logged(batch):
                 return
             if not in_view:
                 await asyncio.sleep(PREFETCH_PAUSE_S)
+
+    async def _draw_view_held(self) -> bool:
+        """Draw the view of a chat just shown with the screen's updates held; whether
+        anything was drawn.
+
+        A frame in between would lay out the whole screen and paint the history empty,
+        only to paint it again a moment later with its blocks.
+        """
+        self._opening = False
+        drawn = False
+        with self.app.batch_update():
+            while self._width and self.entries:
+                batch, in_view = self._next_batch()
+                top, height = self._view
+                at_end = top + height >= self.rows.total
+                if not (batch and in_view) or not await self._draw_logged(batch):
+                    break
+                drawn = True
+                if at_end and self._view == (top, height):  # no layout tells it: still the end
+                    self._view = (max(0, self.rows.total - height), height)
+        self.refresh()  # the screen's update was skipped while held: it is due now
+        return drawn
+
+    async def _draw_logged(self, batch: list[int]) -> bool:
+        """Draw ``batch``; False (and logged) if it could not be drawn."""
+        try:
+            await self._draw(batch)
+        except Exception:
+            log.exception("could not draw history blocks %s", batch)
+            return False
+        return True
 
     def _next_batch(self) -> tuple[list[int], bool]:
         """Units in view not drawn yet, or else the nearest ones ahead of the view.
