@@ -7,6 +7,7 @@ changes with messages.
 
 from __future__ import annotations
 
+from asyncio import gather
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import on, work
@@ -31,20 +32,18 @@ from tuibot.tui.actions.startup import build_engine, warm_sdk
 from tuibot.tui.actions.work import WorkCommands
 from tuibot.tui.actions.working import WorkingCommands
 from tuibot.tui.bridge import EngineBridge
+from tuibot.tui.later_panes import approvals_pane, later_panes
 from tuibot.tui.messages import EngineEvent, EngineReady, OpenChat, StreamBatch
 from tuibot.tui.pane_guard import PaneGuard
 from tuibot.tui.render.gc_quiet import GC_QUIET
 from tuibot.tui.runner import worker_runner
 from tuibot.tui.sessions import SessionState
-from tuibot.tui.widgets.approvals import ApprovalsPane
 from tuibot.tui.widgets.chat_list import ChatList
 from tuibot.tui.widgets.composer import Composer
 from tuibot.tui.widgets.conversation import Conversation
-from tuibot.tui.widgets.delegation_tree import DelegationTree
 from tuibot.tui.widgets.footer import AppFooter
 from tuibot.tui.widgets.kanban import TaskKanban
 from tuibot.tui.widgets.status_bar import StatusBar
-from tuibot.tui.widgets.tool_log import ToolLog
 
 if TYPE_CHECKING:
     from tuibot.engine import Engine
@@ -173,12 +172,10 @@ class TuibotApp(
             with TabbedContent(id="side", initial="tab-tasks"):
                 with TabPane("Tasks", id="tab-tasks"):
                     yield TaskKanban(id="tasks")
-                with TabPane("Delegations", id="tab-delegations"):
-                    yield DelegationTree(id="delegations")
-                with TabPane("Tool log", id="tab-tools"):
-                    yield ToolLog(id="tools")
-                with TabPane("Approvals", id="tab-approvals"):
-                    yield ApprovalsPane(id="approvals")
+                # Hidden at start: their panes come after the first frame (on_ready).
+                yield TabPane("Delegations", id="tab-delegations")
+                yield TabPane("Tool log", id="tab-tools")
+                yield TabPane("Approvals", id="tab-approvals")
         yield AppFooter()
 
     @property
@@ -195,13 +192,8 @@ class TuibotApp(
 
     def event_panes(self) -> list[Any]:
         """Panes that follow every engine event, whatever chat is shown."""
-        return [
-            self.query_one(ChatList),
-            self.query_one(TaskKanban),
-            self.query_one(DelegationTree),
-            self.query_one(ToolLog),
-            self.query_one(ApprovalsPane),
-        ]
+        later = [self.query_one(selector) for selector in ("#delegations", "#tools", "#approvals")]
+        return [self.query_one(ChatList), self.query_one(TaskKanban), *later]
 
     # -- start and stop --------------------------------------------------------------
 
@@ -218,11 +210,15 @@ class TuibotApp(
         if ignored is not None:  # a ./tuibot.toml left out: say so, and how to use it
             self.notify(ignored.notice(), severity="warning", markup=False, timeout=15)
 
-    def on_ready(self) -> None:
-        """The first frame is on the terminal: only now build the engine and watch the
-        theme files, whose imports would otherwise delay that frame."""
+    async def on_ready(self) -> None:
+        """The first frame is on the terminal: only now build the engine, watch the theme
+        files and mount the hidden side panes, whose imports would otherwise delay that
+        frame. The panes are in place before any engine event can reach them: this
+        handler ends before the app handles ``EngineReady``."""
         self.watch_themes()
         self.start_engine()
+        panes = later_panes()
+        await gather(*(self.query_one(f"#{tab}").mount(pane) for tab, pane in panes.items()))
 
     @work(group="engine", description="start the engine", exit_on_error=False)
     async def start_engine(self) -> None:
@@ -353,7 +349,7 @@ class TuibotApp(
         After a moment, so a request that follows at once (a paused delegation after its
         authorisation) is answered with the same keys.
         """
-        if not self.query_one(ApprovalsPane).request_ids:
+        if not self.query_one("#approvals", approvals_pane()).request_ids:
             self.set_timer(LEAVE_EMPTY_QUEUE_S, self._left_empty_approvals)
 
     def _left_empty_approvals(self) -> None:
@@ -361,7 +357,7 @@ class TuibotApp(
             self.set_timer(LEAVE_EMPTY_QUEUE_S, self._left_empty_approvals)
             return
         pane = (
-            next(iter(self.screen_stack[0].query(ApprovalsPane)), None)
+            next(iter(self.screen_stack[0].query(approvals_pane())), None)
             if self.screen_stack
             else None
         )
@@ -387,7 +383,8 @@ class TuibotApp(
         if pane in TABS:
             self.show_side(for_request=pane == "approvals")
             self.query_one("#side", TabbedContent).active = TABS[pane]
-        self.query_one(PANES[pane]).focus()
+        for widget in self.query(PANES[pane]):  # none: a key before the pane's mount (on_ready)
+            widget.focus()
         if pane == "approvals":
             self.dismiss_approval_toasts()
 
