@@ -9,6 +9,7 @@ below back in front of that frame sees this test fail.
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import pty
@@ -17,6 +18,7 @@ import signal
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from textual.widgets import TabbedContent
 from tui_helpers import SIZE, make_app, ready
@@ -35,22 +37,37 @@ NOT_BEFORE_FIRST_PAINT = (
     "tuibot.tui.widgets.approvals",
 )
 
+APP_ARGV = ["--base-url", "http://127.0.0.1:9/v1"]
+"""``tuibot`` with no command: the full-screen app (its server need not answer)."""
+
 DUMP_AT_FIRST_PAINT = (
-    "import json, os, sys\n"
+    "import gc, json, os, sys\n"
     "from tuibot.tui.app import TuibotApp\n"
+    "def collections():\n"
+    "    return sum(generation['collections'] for generation in gc.get_stats())\n"
     "def on_ready(self):\n"
-    "    open(os.environ['MODULES_OUT'], 'w').write(json.dumps(sorted(sys.modules)))\n"
+    "    dump = {'modules': sorted(sys.modules), 'collections': collections() - before}\n"
+    "    out = os.environ['DUMP_OUT']\n"
+    "    open(out + '.part', 'w').write(json.dumps(dump))\n"
+    "    os.replace(out + '.part', out)  # whole, or not there yet\n"
     "    os._exit(0)\n"
     "TuibotApp.on_ready = on_ready\n"
+    "import tuibot.commands.tui as command\n"
+    "def run(args, run=command.run):\n"
+    "    global before\n"
+    "    before = collections()\n"
+    "    return run(args)\n"
+    "command.run = run\n"
     "from tuibot.cli import main\n"
     "sys.exit(main(sys.argv[1:]))\n"
 )
-"""Runs ``tuibot ARGS`` and writes every imported module's name at the first frame."""
+"""Runs ``tuibot ARGS``; at the first frame writes every imported module's name and how
+many garbage collections ran since the app's command began (after parsing ``ARGS``)."""
 
 
-def modules_at_first_paint(argv: list[str], out: Path, timeout: float = 60) -> set[str]:
-    """The modules imported when the app's first frame is on its terminal."""
-    env = {**os.environ, "TERM": "xterm-256color", "MODULES_OUT": str(out)}
+def at_first_paint(argv: list[str], out: Path, timeout: float = 60) -> dict[str, Any]:
+    """What the app had done when its first frame was on its terminal (see the dump)."""
+    env = {**os.environ, "TERM": "xterm-256color", "DUMP_OUT": str(out)}
     pid, fd = pty.fork()
     if pid == 0:  # the child: become tuibot, with the pty as its terminal
         os.execve(sys.executable, [sys.executable, "-c", DUMP_AT_FIRST_PAINT, *argv], env)
@@ -68,11 +85,11 @@ def modules_at_first_paint(argv: list[str], out: Path, timeout: float = 60) -> s
         os.waitpid(pid, 0)
         os.close(fd)
     assert out.exists(), f"the app never painted; its terminal showed {seen[-600:]!r}"
-    return set(json.loads(out.read_text()))
+    return dict(json.loads(out.read_text()))
 
 
 def test_the_first_frame_waits_for_no_module_it_does_not_use(tmp_path: Path) -> None:
-    modules = modules_at_first_paint(["--base-url", "http://127.0.0.1:9/v1"], tmp_path / "m")
+    modules = set(at_first_paint(APP_ARGV, tmp_path / "dump")["modules"])
 
     assert {"tuibot.tui.app", "textual.app"} <= modules  # the dump is real
     early = [
@@ -81,6 +98,26 @@ def test_the_first_frame_waits_for_no_module_it_does_not_use(tmp_path: Path) -> 
         if any(name == bad or name.startswith(bad + ".") for name in modules)
     ]
     assert early == []
+
+
+def test_no_garbage_collection_runs_before_the_first_frame(tmp_path: Path) -> None:
+    """Start-up frees almost nothing: a collection before the first frame is wasted."""
+    dump = at_first_paint(APP_ARGV, tmp_path / "dump")
+
+    assert dump["collections"] == 0
+
+
+async def test_collections_resume_once_the_first_frame_is_shown() -> None:
+    """``tuibot`` turns the collector off before the app starts; the app turns it on."""
+    app = make_app("http://127.0.0.1:9/v1")
+    gc.disable()  # as tuibot.commands.tui.run does
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await ready(pilot)
+
+            assert gc.isenabled()
+    finally:
+        gc.enable()
 
 
 async def test_a_pane_key_before_its_pane_is_mounted_does_nothing(tmp_path: Path) -> None:
@@ -94,3 +131,14 @@ async def test_a_pane_key_before_its_pane_is_mounted_does_nothing(tmp_path: Path
 
         assert app.query_one("#side", TabbedContent).active == "tab-delegations"
         assert app.return_code is None  # no crash: the key found no pane to focus
+
+
+def test_collections_resume_when_the_app_does_not_start(tmp_path: Path) -> None:
+    """A config error ends ``tuibot`` before any frame: the collector is on again."""
+    from tuibot.cli import main
+
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[agent\n", encoding="utf-8")
+
+    assert main(["--config", str(bad)]) == 2
+    assert gc.isenabled()

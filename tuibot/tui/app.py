@@ -35,7 +35,7 @@ from tuibot.tui.bridge import EngineBridge
 from tuibot.tui.later_panes import approvals_pane, later_panes
 from tuibot.tui.messages import EngineEvent, EngineReady, OpenChat, StreamBatch
 from tuibot.tui.pane_guard import PaneGuard
-from tuibot.tui.render.gc_quiet import GC_QUIET
+from tuibot.tui.render.gc_quiet import GC_QUIET, first_frame_shown
 from tuibot.tui.runner import worker_runner
 from tuibot.tui.sessions import SessionState
 from tuibot.tui.widgets.chat_list import ChatList
@@ -215,6 +215,7 @@ class TuibotApp(
         files and mount the hidden side panes, whose imports would otherwise delay that
         frame. The panes are in place before any engine event can reach them: this
         handler ends before the app handles ``EngineReady``."""
+        first_frame_shown()
         self.watch_themes()
         self.start_engine()
         panes = later_panes()
