@@ -220,6 +220,7 @@ class TuibotApp(
         self.start_engine()
         panes = later_panes()
         await gather(*(self.query_one(f"#{tab}").mount(pane) for tab, pane in panes.items()))
+        self.check_later_keys(panes.values())
 
     @work(group="engine", description="start the engine", exit_on_error=False)
     async def start_engine(self) -> None:
