@@ -31,6 +31,9 @@ NOT_BEFORE_FIRST_PAINT = (
     # no ./tuibot.toml to offer trust for: the offer's own modules stay out
     "tuibot.commands.trust_changes",
     "tuibot.settings.trust",
+    # the chat store (its files, locks, the instance lock): the engine opens it later
+    "tuibot.store.chats",
+    "tuibot.store.traces",
     # the side tabs hidden at start: their panes are mounted after it (tui/later_panes.py)
     "tuibot.tui.widgets.delegation_tree",
     "tuibot.tui.widgets.tool_log",
