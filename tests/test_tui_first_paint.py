@@ -20,8 +20,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-from textual.widgets import TabbedContent
+import pytest
+from textual.app import App, ComposeResult
+from textual.widgets import Static, TabbedContent
 from tui_helpers import SIZE, make_app, ready
+
+from tuibot.tui.later_panes import ConversationSlot
 
 NOT_BEFORE_FIRST_PAINT = (
     # `tuibot` with no command parses only the app's options: no command is registered
@@ -34,6 +38,11 @@ NOT_BEFORE_FIRST_PAINT = (
     # the chat store (its files, locks, the instance lock): the engine opens it later
     "tuibot.store.chats",
     "tuibot.store.traces",
+    # the conversation (empty until a chat opens, after the engine): a slot holds its place
+    "tuibot.tui.widgets.conversation",
+    "tuibot.tui.widgets.answer",
+    "tuibot.tui.widgets.blocks",
+    "tuibot.tui.widgets.history_lines",
     # the side tabs hidden at start: their panes are mounted after it (tui/later_panes.py)
     "tuibot.tui.widgets.delegation_tree",
     "tuibot.tui.widgets.tool_log",
@@ -145,3 +154,48 @@ def test_collections_resume_when_the_app_does_not_start(tmp_path: Path) -> None:
 
     assert main(["--config", str(bad)]) == 2
     assert gc.isenabled()
+
+
+class Slotted(App[None]):
+    """The conversation's place as the app lays it out: the slot, or the conversation."""
+
+    CSS = "#conversation { height: 1fr; }"
+
+    def __init__(self, slot: bool) -> None:
+        super().__init__()
+        self.slot = slot
+
+    def compose(self) -> ComposeResult:
+        from tuibot.tui.widgets.conversation import Conversation
+
+        yield ConversationSlot() if self.slot else Conversation(id="conversation")
+        yield Static("the composer")
+
+
+@pytest.mark.parametrize("size", [(100, 12), (40, 6)])
+async def test_the_slot_looks_like_an_empty_conversation(size: tuple[int, int]) -> None:
+    """What the first frame shows in the conversation's place is what it would show."""
+    shots = []
+    for slot in (True, False):
+        app = Slotted(slot)
+        async with app.run_test(size=size) as pilot:
+            await pilot.pause()
+            shots.append(app.export_screenshot())
+
+    assert shots[0] == shots[1]
+
+
+async def test_the_conversation_takes_the_slots_place_once() -> None:
+    app = make_app("http://127.0.0.1:9/v1")
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        assert not app.query(ConversationSlot) and len(app.query("#conversation")) == 1
+        await app.conversation.remove()
+        await app.query_one("#main").mount(ConversationSlot(), before=0)
+
+        first = app.conversation  # the slot is still there until it is pruned
+        assert app.conversation is first
+        await pilot.pause()
+
+        assert len(app.query("#conversation")) == 1 and not app.query(ConversationSlot)
+        assert app.query_one("#main").children[0] is first

@@ -32,7 +32,13 @@ from tuibot.tui.actions.startup import build_engine, warm_sdk
 from tuibot.tui.actions.work import WorkCommands
 from tuibot.tui.actions.working import WorkingCommands
 from tuibot.tui.bridge import EngineBridge
-from tuibot.tui.later_panes import approvals_pane, later_panes
+from tuibot.tui.later_panes import (
+    ConversationSlot,
+    approvals_pane,
+    conversation_in,
+    conversation_type,
+    later_panes,
+)
 from tuibot.tui.messages import EngineEvent, EngineReady, OpenChat, StreamBatch
 from tuibot.tui.pane_guard import PaneGuard
 from tuibot.tui.render.gc_quiet import GC_QUIET, first_frame_shown
@@ -40,7 +46,6 @@ from tuibot.tui.runner import worker_runner
 from tuibot.tui.sessions import SessionState
 from tuibot.tui.widgets.chat_list import ChatList
 from tuibot.tui.widgets.composer import Composer
-from tuibot.tui.widgets.conversation import Conversation
 from tuibot.tui.widgets.footer import AppFooter
 from tuibot.tui.widgets.kanban import TaskKanban
 from tuibot.tui.widgets.status_bar import StatusBar
@@ -49,6 +54,7 @@ if TYPE_CHECKING:
     from tuibot.engine import Engine
     from tuibot.settings import Settings
     from tuibot.system.paths import DataPaths
+    from tuibot.tui.widgets.conversation import Conversation
 
 PANES = {
     "chats": "#chats",
@@ -167,7 +173,7 @@ class TuibotApp(
         with Horizontal(id="body"):
             yield ChatList(id="chats")
             with ChatPane(id="main"):
-                yield Conversation(id="conversation")
+                yield ConversationSlot(id="conversation-slot")  # see on_ready
                 yield Composer(id="composer")
             with TabbedContent(id="side", initial="tab-tasks"):
                 with TabPane("Tasks", id="tab-tasks"):
@@ -184,7 +190,10 @@ class TuibotApp(
 
     @property
     def conversation(self) -> Conversation:
-        return self.query_one(Conversation)
+        """The conversation; the first use puts it in its slot (see ``later_panes``)."""
+        if not self.query("#conversation"):  # (the slot goes when it is pruned, later)
+            return conversation_in(self.query_one(ConversationSlot))
+        return self.query_one("#conversation", conversation_type())
 
     @property
     def composer(self) -> Composer:
@@ -216,6 +225,7 @@ class TuibotApp(
         frame. The panes are in place before any engine event can reach them: this
         handler ends before the app handles ``EngineReady``."""
         first_frame_shown()
+        self.conversation  # noqa: B018 (the first use mounts it)
         self.watch_themes()
         self.start_engine()
         panes = later_panes()
