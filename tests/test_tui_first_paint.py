@@ -23,9 +23,11 @@ from typing import Any
 import pytest
 from textual.app import App, ComposeResult
 from textual.widgets import Static, TabbedContent
-from tui_helpers import SIZE, make_app, ready
+from tui_helpers import SIZE, make_app, ready, until
 
+from tuibot.tui.app import TuibotApp
 from tuibot.tui.later_panes import ConversationSlot
+from tuibot.tui.widgets.composer import Composer
 
 NOT_BEFORE_FIRST_PAINT = (
     # `tuibot` with no command parses only the app's options: no command is registered
@@ -199,3 +201,27 @@ async def test_the_conversation_takes_the_slots_place_once() -> None:
 
         assert len(app.query("#conversation")) == 1 and not app.query(ConversationSlot)
         assert app.query_one("#main").children[0] is first
+
+
+async def test_keys_typed_ahead_of_the_conversation_reach_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Keys typed before the first frame can run before ``on_ready`` has mounted the
+    conversation (and before the engine exists): each finds it in place."""
+    monkeypatch.setattr(TuibotApp, "start_engine", lambda self: None)  # no engine, ever
+    app = make_app("http://127.0.0.1:9/v1")
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: not app.query(ConversationSlot))
+        await app.conversation.remove()
+        await app.query_one("#main").mount(ConversationSlot(), before=0)  # as at start
+
+        app.action_toggle_reasoning()  # ctrl+r
+        app.action_toggle_tool_output()  # ctrl+o
+        app.on_composer_submitted(Composer.Submitted("typed ahead"))  # Enter
+        app.action_scroll_chat(-1)  # page up
+        app.action_copy_answer()
+        await pilot.pause()
+
+        assert app.conversation.is_mounted and app.show_reasoning and app.show_tool_output
+        assert app.session.take_early_input() == [(None, "typed ahead")]
+        assert app.return_code is None

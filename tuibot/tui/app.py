@@ -192,7 +192,7 @@ class TuibotApp(
     def conversation(self) -> Conversation:
         """The conversation; the first use puts it in its slot (see ``later_panes``)."""
         if not self.query("#conversation"):  # (the slot goes when it is pruned, later)
-            return conversation_in(self.query_one(ConversationSlot))
+            return conversation_in(self.query_one(ConversationSlot))[0]
         return self.query_one("#conversation", conversation_type())
 
     @property
@@ -220,12 +220,15 @@ class TuibotApp(
             self.notify(ignored.notice(), severity="warning", markup=False, timeout=15)
 
     async def on_ready(self) -> None:
-        """The first frame is on the terminal: only now build the engine, watch the theme
-        files and mount the hidden side panes, whose imports would otherwise delay that
-        frame. The panes are in place before any engine event can reach them: this
-        handler ends before the app handles ``EngineReady``."""
+        """The first frame is on the terminal: only now mount the conversation and the
+        hidden side panes, watch the theme files and build the engine, whose imports
+        would otherwise delay that frame (see :mod:`tuibot.tui.later_panes`). The
+        conversation is mounted before the engine starts (a failed start is shown in
+        it), and the panes before any engine event can reach them: this handler ends
+        before the app handles ``EngineReady``."""
         first_frame_shown()
-        self.conversation  # noqa: B018 (the first use mounts it)
+        if not self.query("#conversation"):  # nothing asked for it yet: in its place now
+            await conversation_in(self.query_one(ConversationSlot))[1]
         self.watch_themes()
         self.start_engine()
         panes = later_panes()

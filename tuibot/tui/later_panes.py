@@ -18,6 +18,8 @@ from textual.containers import VerticalScroll
 from textual.widget import Widget
 
 if TYPE_CHECKING:
+    from textual.widget import AwaitMount
+
     from tuibot.tui.widgets.approvals import ApprovalsPane
     from tuibot.tui.widgets.conversation import Conversation
 
@@ -34,17 +36,18 @@ class ConversationSlot(VerticalScroll, can_focus=False):
     """
 
 
-def conversation_in(slot: ConversationSlot) -> Conversation:
-    """Put the conversation in the slot's place (at once: callers use it straight away)."""
+def conversation_in(slot: ConversationSlot) -> tuple[Conversation, AwaitMount]:
+    """Put the conversation in the slot's place; it is in the DOM at once (callers use it
+    straight away) and mounted when the returned ``AwaitMount`` is done."""
     from tuibot.tui.widgets.conversation import Conversation
 
     conversation = Conversation(id="conversation")
     slot.display = False  # no frame shows both
     parent = slot.parent
     assert isinstance(parent, Widget)
-    parent.mount(conversation, before=slot)
+    mounted = parent.mount(conversation, before=slot)
     slot.remove()
-    return conversation
+    return conversation, mounted
 
 
 def conversation_type() -> type[Conversation]:
