@@ -142,8 +142,10 @@ def test_the_command_is_found_as_argparse_finds_it() -> None:
         return list(parser._subparsers._group_actions[0].choices)  # type: ignore[union-attr]
 
     assert commands(["--base-url=http://h/v1", "ask", "hi"]) == ["ask"]
-    for unsure in (["-h"], ["--mod", "x", "ask"], [], ["stray", "ask"], ["--config"]):
+    for unsure in (["-h"], ["--mod", "x", "ask"], ["stray", "ask"], ["--config"]):
         assert commands(unsure) == list(COMMANDS)  # help, errors: the full parser
+    for app in ([], ["--model", "ask"], ["--base-url=http://h/v1", "--chat", "c_1"]):
+        assert commands(app) == []  # the full-screen app: no command to parse
 
 
 def test_a_plain_string_setting_is_read_without_the_toml_parser() -> None:

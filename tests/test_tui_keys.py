@@ -141,3 +141,18 @@ async def test_the_palette_offers_every_app_action_with_its_key(server: Scripted
         await pilot.pause()
         await pilot.press("down", "enter")
         await until(pilot, lambda: app.show_reasoning)
+
+
+async def test_a_side_pane_mounted_after_the_first_frame_keeps_its_keymap(
+    server: ScriptedServer,
+) -> None:
+    """The approvals queue is mounted after the keymap was applied (tui/later_panes.py):
+    its ids are still known, and a key it loses to a rebound one is still reported."""
+    notes = Notes()
+    app = make_app(server, tui__keys={"approve_once": "n", "tree_open": "o"})
+    async with app.run_test(size=SIZE, message_hook=notes) as pilot:
+        await ready(pilot)
+        await pilot.pause()
+
+        assert not notes.about("no binding has this id")
+        assert len(notes.about("tui.keys.approve_once: n was Deny (approval_deny)")) == 1

@@ -52,7 +52,11 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     add_app_options(parser)
     subparsers = parser.add_subparsers(title="commands", metavar="COMMAND")
     named = command_named(argv) if argv is not None else None
-    for name in (named,) if named else COMMANDS:
+    if named:
+        names: Sequence[str] = (named,)
+    else:
+        names = () if argv is not None and app_only(argv) else COMMANDS
+    for name in names:
         importlib.import_module(f"tuibot.commands.{name}").add_parser(subparsers)
     return parser
 
@@ -73,6 +77,20 @@ def command_named(argv: Sequence[str]) -> str | None:
         elif not word.startswith("--") or word.split("=", 1)[0] not in VALUED_OPTIONS:
             return None
     return None
+
+
+def app_only(argv: Sequence[str]) -> bool:
+    """Whether ``argv`` starts the full-screen app: only top-level options, each with its
+    value. Then no command is registered at all: the app's first frame waits for every
+    module imported before it, and the command modules import a lot (stores, settings)."""
+    words = iter(argv)
+    for word in words:
+        if word in VALUED_OPTIONS:
+            if next(words, None) is None:
+                return False  # a missing value: the full parser says so
+        elif not word.startswith("--") or word.split("=", 1)[0] not in VALUED_OPTIONS:
+            return False
+    return True
 
 
 def add_global_options(parser: argparse.ArgumentParser) -> None:

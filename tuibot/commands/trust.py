@@ -161,17 +161,15 @@ def offer_at_start(
     stdin, stderr = stdin or sys.stdin, stderr or sys.stderr
     if config_file is not None or not interactive(stdin, stderr):
         return  # before the imports: a script or pipe never pays for them
-    from tuibot.commands.trust_changes import project_changes, render_changes
     from tuibot.settings.project import read_project_file
     from tuibot.settings.schema import ConfigError
-    from tuibot.settings.trust import TrustStore
-    from tuibot.store.jsonl import StorageError
-    from tuibot.system.paths import DataPaths
 
     try:
         project = read_project_file(Path.cwd())
         if project is None or project.status not in ("untrusted", "changed"):
-            return
+            return  # the usual start (the app's first frame waits for it): nothing to offer
+        from tuibot.commands.trust_changes import project_changes, render_changes
+
         lines = render_changes(project, project_changes(project, overrides=overrides))
     except ConfigError as exc:
         emit(stderr, f"tuibot: ./tuibot.toml cannot be trusted: {_spelled(str(exc))}")
@@ -181,6 +179,10 @@ def offer_at_start(
         emit(stderr, line)
     if not confirm("Trust it and use it now? [y/N] ", stdin, stderr):
         return
+    from tuibot.settings.trust import TrustStore
+    from tuibot.store.jsonl import StorageError
+    from tuibot.system.paths import DataPaths
+
     try:
         record(TrustStore(DataPaths.default().trusted), project, stderr)
     except StorageError as exc:

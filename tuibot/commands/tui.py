@@ -7,6 +7,7 @@ Only argument parsing lives here; Textual is imported when the app starts, so
 from __future__ import annotations
 
 import argparse
+import gc
 import logging
 import sys
 from pathlib import Path
@@ -17,7 +18,20 @@ if TYPE_CHECKING:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Load settings and run the app until the person quits; returns the exit code."""
+    """Load settings and run the app until the person quits; returns the exit code.
+
+    The garbage collector is off until the app's first frame is on the screen (the app
+    turns it on: :func:`tuibot.tui.render.gc_quiet.first_frame_shown`), and on again
+    whatever happens.
+    """
+    gc.disable()
+    try:
+        return _run(args)
+    finally:
+        gc.enable()
+
+
+def _run(args: argparse.Namespace) -> int:
     from tuibot.commands.ask import provider_overrides
     from tuibot.commands.trust import offer_at_start
     from tuibot.settings import ConfigError, load_settings

@@ -6,9 +6,23 @@ or a full disk never loses what was already saved.
 
 from __future__ import annotations
 
-from tuibot.store.chats import Chat, ChatMeta, ChatNotFound, ChatStore, InvalidChatId
-from tuibot.store.jsonl import LineProblem, ReadResult, StorageError
-from tuibot.store.traces import TraceLog
+TYPE_CHECKING = False  # not from typing: importing a submodule runs this file first
+if TYPE_CHECKING:
+    from typing import Any
+
+    from tuibot.store.chats import Chat, ChatMeta, ChatNotFound, ChatStore, InvalidChatId
+    from tuibot.store.jsonl import LineProblem, ReadResult, StorageError
+    from tuibot.store.traces import TraceLog
+
+_EXPORTS = {
+    **dict.fromkeys(("Chat", "ChatMeta", "ChatNotFound", "ChatStore"), "tuibot.store.chats"),
+    "InvalidChatId": "tuibot.store.chats",
+    **dict.fromkeys(("LineProblem", "ReadResult", "StorageError"), "tuibot.store.jsonl"),
+    "TraceLog": "tuibot.store.traces",
+}
+"""Public name → its module, imported on first use: ``tuibot.store.chat_message`` (the
+app's conversation needs its types before the first frame) must not bring the chat
+store, its locks and files along."""
 
 __all__ = [
     "Chat",
@@ -21,3 +35,14 @@ __all__ = [
     "StorageError",
     "TraceLog",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from importlib import import_module
+
+    value = getattr(import_module(module), name)
+    globals()[name] = value
+    return value

@@ -7,6 +7,7 @@ changes with messages.
 
 from __future__ import annotations
 
+from asyncio import gather
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import on, work
@@ -31,25 +32,29 @@ from tuibot.tui.actions.startup import build_engine, warm_sdk
 from tuibot.tui.actions.work import WorkCommands
 from tuibot.tui.actions.working import WorkingCommands
 from tuibot.tui.bridge import EngineBridge
+from tuibot.tui.later_panes import (
+    ConversationSlot,
+    approvals_pane,
+    conversation_in,
+    conversation_type,
+    later_panes,
+)
 from tuibot.tui.messages import EngineEvent, EngineReady, OpenChat, StreamBatch
 from tuibot.tui.pane_guard import PaneGuard
-from tuibot.tui.render.gc_quiet import GC_QUIET
+from tuibot.tui.render.gc_quiet import GC_QUIET, first_frame_shown
 from tuibot.tui.runner import worker_runner
 from tuibot.tui.sessions import SessionState
-from tuibot.tui.widgets.approvals import ApprovalsPane
 from tuibot.tui.widgets.chat_list import ChatList
 from tuibot.tui.widgets.composer import Composer
-from tuibot.tui.widgets.conversation import Conversation
-from tuibot.tui.widgets.delegation_tree import DelegationTree
 from tuibot.tui.widgets.footer import AppFooter
 from tuibot.tui.widgets.kanban import TaskKanban
 from tuibot.tui.widgets.status_bar import StatusBar
-from tuibot.tui.widgets.tool_log import ToolLog
 
 if TYPE_CHECKING:
     from tuibot.engine import Engine
     from tuibot.settings import Settings
     from tuibot.system.paths import DataPaths
+    from tuibot.tui.widgets.conversation import Conversation
 
 PANES = {
     "chats": "#chats",
@@ -168,17 +173,15 @@ class TuibotApp(
         with Horizontal(id="body"):
             yield ChatList(id="chats")
             with ChatPane(id="main"):
-                yield Conversation(id="conversation")
+                yield ConversationSlot(id="conversation-slot")  # see on_ready
                 yield Composer(id="composer")
             with TabbedContent(id="side", initial="tab-tasks"):
                 with TabPane("Tasks", id="tab-tasks"):
                     yield TaskKanban(id="tasks")
-                with TabPane("Delegations", id="tab-delegations"):
-                    yield DelegationTree(id="delegations")
-                with TabPane("Tool log", id="tab-tools"):
-                    yield ToolLog(id="tools")
-                with TabPane("Approvals", id="tab-approvals"):
-                    yield ApprovalsPane(id="approvals")
+                # Hidden at start: their panes come after the first frame (on_ready).
+                yield TabPane("Delegations", id="tab-delegations")
+                yield TabPane("Tool log", id="tab-tools")
+                yield TabPane("Approvals", id="tab-approvals")
         yield AppFooter()
 
     @property
@@ -187,7 +190,10 @@ class TuibotApp(
 
     @property
     def conversation(self) -> Conversation:
-        return self.query_one(Conversation)
+        """The conversation; the first use puts it in its slot (see ``later_panes``)."""
+        if not self.query("#conversation"):  # (the slot goes when it is pruned, later)
+            return conversation_in(self.query_one(ConversationSlot))[0]
+        return self.query_one("#conversation", conversation_type())
 
     @property
     def composer(self) -> Composer:
@@ -195,13 +201,8 @@ class TuibotApp(
 
     def event_panes(self) -> list[Any]:
         """Panes that follow every engine event, whatever chat is shown."""
-        return [
-            self.query_one(ChatList),
-            self.query_one(TaskKanban),
-            self.query_one(DelegationTree),
-            self.query_one(ToolLog),
-            self.query_one(ApprovalsPane),
-        ]
+        later = [self.query_one(selector) for selector in ("#delegations", "#tools", "#approvals")]
+        return [self.query_one(ChatList), self.query_one(TaskKanban), *later]
 
     # -- start and stop --------------------------------------------------------------
 
@@ -218,11 +219,21 @@ class TuibotApp(
         if ignored is not None:  # a ./tuibot.toml left out: say so, and how to use it
             self.notify(ignored.notice(), severity="warning", markup=False, timeout=15)
 
-    def on_ready(self) -> None:
-        """The first frame is on the terminal: only now build the engine and watch the
-        theme files, whose imports would otherwise delay that frame."""
+    async def on_ready(self) -> None:
+        """The first frame is on the terminal: only now mount the conversation and the
+        hidden side panes, watch the theme files and build the engine, whose imports
+        would otherwise delay that frame (see :mod:`tuibot.tui.later_panes`). The
+        conversation is mounted before the engine starts (a failed start is shown in
+        it), and the panes before any engine event can reach them: this handler ends
+        before the app handles ``EngineReady``."""
+        first_frame_shown()
+        if not self.query("#conversation"):  # nothing asked for it yet: in its place now
+            await conversation_in(self.query_one(ConversationSlot))[1]
         self.watch_themes()
         self.start_engine()
+        panes = later_panes()
+        await gather(*(self.query_one(f"#{tab}").mount(pane) for tab, pane in panes.items()))
+        self.check_later_keys(panes.values())
 
     @work(group="engine", description="start the engine", exit_on_error=False)
     async def start_engine(self) -> None:
@@ -353,7 +364,7 @@ class TuibotApp(
         After a moment, so a request that follows at once (a paused delegation after its
         authorisation) is answered with the same keys.
         """
-        if not self.query_one(ApprovalsPane).request_ids:
+        if not self.query_one("#approvals", approvals_pane()).request_ids:
             self.set_timer(LEAVE_EMPTY_QUEUE_S, self._left_empty_approvals)
 
     def _left_empty_approvals(self) -> None:
@@ -361,7 +372,7 @@ class TuibotApp(
             self.set_timer(LEAVE_EMPTY_QUEUE_S, self._left_empty_approvals)
             return
         pane = (
-            next(iter(self.screen_stack[0].query(ApprovalsPane)), None)
+            next(iter(self.screen_stack[0].query(approvals_pane())), None)
             if self.screen_stack
             else None
         )
@@ -387,7 +398,8 @@ class TuibotApp(
         if pane in TABS:
             self.show_side(for_request=pane == "approvals")
             self.query_one("#side", TabbedContent).active = TABS[pane]
-        self.query_one(PANES[pane]).focus()
+        for widget in self.query(PANES[pane]):  # none: a key before the pane's mount (on_ready)
+            widget.focus()
         if pane == "approvals":
             self.dismiss_approval_toasts()
 

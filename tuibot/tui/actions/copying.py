@@ -15,8 +15,6 @@ from typing import TYPE_CHECKING
 
 from textual.binding import Binding
 
-from tuibot.tui.widgets.copy_targets import answer_in_view, code_blocks
-
 if TYPE_CHECKING:
     from textual.app import App
 
@@ -74,6 +72,8 @@ class CopyCommands(_AppBase):
 
     def action_copy_answer(self) -> None:
         """Copy the answer in view, as Markdown source."""
+        from tuibot.tui.widgets.copy_targets import answer_in_view  # after the first frame
+
         answer = answer_in_view(self.conversation)
         if not answer:
             self.notify("No answer to copy in this chat.", timeout=3)
@@ -82,6 +82,8 @@ class CopyCommands(_AppBase):
 
     def action_copy_code(self) -> None:
         """Copy the last code block of the answer in view; again soon, the one before."""
+        from tuibot.tui.widgets.copy_targets import answer_in_view, code_blocks
+
         answer = answer_in_view(self.conversation) or ""
         blocks = code_blocks(answer)
         if not blocks:

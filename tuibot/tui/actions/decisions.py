@@ -21,8 +21,8 @@ from textual.widgets import TabbedContent
 
 from tuibot.events import ApprovalRequested, Event
 from tuibot.tui import compat
+from tuibot.tui.later_panes import approvals_pane
 from tuibot.tui.notify import alert, clean_summary
-from tuibot.tui.widgets.approvals import ApprovalsPane
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 
     from tuibot.engine import Engine
     from tuibot.settings import Settings
+    from tuibot.tui.widgets.approvals import ApprovalsPane
 
     _AppBase = App[int]
 else:
@@ -67,7 +68,7 @@ class DecisionCommands(_AppBase):
         engine = self.engine
         if engine is None or not engine.view.is_pending(event.request_id):
             return  # answered before it reached the screen: nothing to call attention to
-        pane = self.query_one(ApprovalsPane)
+        pane = self.query_one("#approvals", approvals_pane())
         now = time.monotonic()
         if not (self.app_focus and self.focused is pane) and now - self._last_alert >= ALERT_GAP_S:
             self._last_alert = now
@@ -115,7 +116,7 @@ class DecisionCommands(_AppBase):
     def show_request(self, request_id: str) -> bool:
         """Focus the queue with ``request_id`` selected; False (and a toast) when gone."""
         self.action_focus_pane("approvals")
-        pane = self.query_one(ApprovalsPane)
+        pane = self.query_one("#approvals", approvals_pane())
         pane.sync()
         if pane.select(request_id):
             return True

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from textual.app import App, SystemCommand
     from textual.notifications import SeverityLevel
     from textual.screen import Screen
+    from textual.widget import Widget
 
     from tuibot.settings import Settings
 
@@ -57,6 +58,8 @@ class LookCommands(_AppBase):
     themes_watching: asyncio.Event
     """Set once the user's themes folder is watched (tests wait for it)."""
     _looks_ready = False
+    _keymap_applied: dict[str, str] = {}  # noqa: RUF012 (replaced, never mutated)
+    """The keymap :meth:`apply_keymap` applied last (normalised as Textual wants it)."""
     _theme_quiet = False
     _saved_theme = ""
     _theme_problems: set[str]
@@ -220,6 +223,13 @@ class LookCommands(_AppBase):
         for problem in problems:
             self._warn(problem, "warning")
         self.set_keymap(keymap)
+        self._keymap_applied = keymap
+
+    def check_later_keys(self, panes: Iterable[Widget]) -> None:
+        """Report the keys that panes mounted after :meth:`apply_keymap` lose to it."""
+        maps = [compat.node_bindings(pane) for pane in panes]
+        for problem in clashes(maps, self._keymap_applied):
+            self._warn(problem, "warning")
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         """The palette's commands: Textual's (theme, keys, screenshot) and every app action."""

@@ -12,12 +12,12 @@ from typing import TYPE_CHECKING
 from textual import work
 
 from tuibot.tui.messages import ShowRequest
-from tuibot.tui.widgets.delegation_tree import DelegationTree
-from tuibot.tui.widgets.tool_log import ToolLog
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the panes are mounted after the first frame (see TuibotApp.on_ready)
     from tuibot.delegation.records import Delegation
     from tuibot.engine import Engine
+    from tuibot.tui.widgets.delegation_tree import DelegationTree
+    from tuibot.tui.widgets.tool_log import ToolLog
 
 if TYPE_CHECKING:
     from textual.app import App

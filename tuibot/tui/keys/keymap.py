@@ -145,11 +145,14 @@ def _normal(key: str) -> str:
 
 
 def _tuibot_node_classes() -> Iterator[type[DOMNode]]:
-    """Every widget and screen class tuibot defines (screens are imported for this)."""
+    """Every widget and screen class tuibot defines (screens, and the panes mounted after
+    the first frame, are imported for this)."""
     import tuibot.tui.screens as screens
+    import tuibot.tui.widgets as widgets
 
-    for module in pkgutil.iter_modules(screens.__path__):
-        importlib.import_module(f"{screens.__name__}.{module.name}")
+    for package in (screens, widgets):
+        for module in pkgutil.iter_modules(package.__path__):
+            importlib.import_module(f"{package.__name__}.{module.name}")
     for cls in compat.node_classes():
         if cls.__module__.startswith("tuibot."):
             yield cls

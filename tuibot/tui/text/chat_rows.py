@@ -19,11 +19,11 @@ from tuibot.events import (
     TurnFinished,
     TurnStarted,
 )
-from tuibot.store.chats import ChatMeta
 from tuibot.store.history import auto_title, clean_title
 
 if TYPE_CHECKING:
     from tuibot.engine import Engine
+    from tuibot.store.chats import ChatMeta
 
 Status = Literal["idle", "working", "waiting for approval", "paused"]
 RESHAPE = "*"
@@ -153,6 +153,8 @@ class ChatRows:
         meta = self.metas.get(event.chat)
         if meta is None:  # a chat made elsewhere (another front end): list it
             now = time.time()
+            from tuibot.store.chats import ChatMeta  # the store: after the first frame
+
             meta = ChatMeta(event.chat, "direct", event.bot, "", now, now)
             self.metas[event.chat] = meta
             self.roots.insert(0, event.chat)
@@ -185,6 +187,8 @@ class ChatRows:
         parent = record.get("parent") if isinstance(record.get("parent"), dict) else {}
         giver = parent.get("chat") if isinstance(parent, dict) else None
         now = time.time()
+        from tuibot.store.chats import ChatMeta
+
         self.metas[chat] = ChatMeta(
             chat,
             "task",
