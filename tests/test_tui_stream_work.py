@@ -131,3 +131,24 @@ async def test_the_benchmark_answer_streamed_draws_as_a_fresh_render(
         got = await settled_cells(pilot, streamed)
     assert want, "the fresh render draws something"
     assert _differ(got, want) == [], "streamed cells differ from a fresh render"
+
+
+async def test_a_burst_reaches_the_screen_as_lines_not_as_blocks(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Settled text is drawn off screen: the visible tail only ever holds the live end."""
+    shown: list[int] = []
+    show = LiveTail.show
+
+    async def counting(self: LiveTail, text: str) -> None:
+        await show(self, text)
+        if self.has_class("tail"):
+            shown.append(len(self.blocks))
+
+    monkeypatch.setattr(LiveTail, "show", counting)
+    app = StreamApp(Conversation())
+    async with app.run_test(size=(100, 40)) as pilot:
+        await _stream(app, pilot, answer_tokens(6000), per_tick=400)
+    assert len(shown) > 5, "the tail was drawn many times"
+    later = max(shown[1:])  # the first frame comes before the answer has a width
+    assert later <= 3, f"the screen laid out settled blocks too: {later} at once"
