@@ -152,3 +152,23 @@ async def test_a_burst_reaches_the_screen_as_lines_not_as_blocks(
     assert len(shown) > 5, "the tail was drawn many times"
     later = max(shown[1:])  # the first frame comes before the answer has a width
     assert later <= 3, f"the screen laid out settled blocks too: {later} at once"
+
+
+async def test_text_the_tail_has_drawn_is_copied_not_drawn_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Slow text: every block grows in the tail, whose drawn lines are copied as they are."""
+    staged: list[str] = []
+    show = LiveTail.show
+
+    async def counting(self: LiveTail, text: str) -> None:
+        if self.has_class("staging"):
+            staged.append(text)
+        await show(self, text)
+
+    monkeypatch.setattr(LiveTail, "show", counting)
+    app = StreamApp(Conversation())
+    async with app.run_test(size=(100, 40)) as pilot:
+        answer = await _stream(app, pilot, answer_tokens(1500), per_tick=5)
+    assert answer.text.count("\n\n") > 10, "the answer has many blocks"
+    assert len(staged) <= 2, f"{len(staged)} pieces the tail had drawn were drawn again"

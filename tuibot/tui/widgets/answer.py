@@ -7,11 +7,14 @@ collection walks.
 
 Here only the unfinished end is live. The :class:`~tuibot.tui.widgets.tail.LiveTail`
 shows the text not settled yet, updated in place at most once a frame. When
-:class:`~tuibot.tui.render.mdsplit.BlockSplitter` says blocks are finished, the tail
-has drawn them already: their lines are copied, once, into one
-:class:`~tuibot.tui.widgets.frozen.FrozenChunk` above the tail and the blocks leave the
-tail, so settled text is never parsed, mounted or laid out again. A long code fence
-streams into a :class:`~tuibot.tui.widgets.live_fence.LiveFence` until it closes.
+:class:`~tuibot.tui.render.mdsplit.BlockSplitter` says blocks are finished, they are
+mounted in a hidden Markdown (updated in place from the last piece's blocks), drawn
+there off screen, and their lines added, once, to one
+:class:`~tuibot.tui.widgets.frozen.FrozenChunk` above the tail: the screen never lays
+out or paints settled text, and it is never parsed or drawn again. (Before the answer
+has a width, settled text goes through the tail and is copied from it a frame later.)
+A long code fence streams into a :class:`~tuibot.tui.widgets.live_fence.LiveFence`
+until it closes.
 
 When the answer ends, the cuts are checked against a parse of the whole text; in the
 rare case they would render differently (or the width changed meanwhile) the answer is
@@ -243,10 +246,11 @@ class AnswerView(Vertical):
 
         The piece's blocks are mounted in a hidden Markdown (the screen never lays them
         out or paints them), updated in place from the last piece's, and drawn at the
-        tail's width. Before the tail has a width, the piece goes through the tail.
+        tail's width. A piece the tail has drawn already (text that came slowly) is
+        copied from the tail instead, as is one that comes before the tail has a width.
         """
         piece, width = self._piece, self._tail.outer_size.width
-        if not piece or not width:
+        if not piece or not width or self._tail_shown.startswith(piece):
             return False
         stage = self._stage
         await stage.show(piece)
