@@ -2,10 +2,11 @@
 
 ``tests/bench/bench_stream.py`` measures the speed; these tests pin the reasons it is
 fast, each of which a change could undo without any drawing test noticing: a layout of
-the conversation arranges it once (not once more to look a child's place up), and
-counting the blocks of settled text does not build their widgets. They also stream a
-long answer of the benchmark's own corpus and require what is drawn to equal a fresh
-render.
+the conversation arranges it once (not once more to look a child's place up); counting
+the blocks of settled text does not build their widgets; text that comes in a burst is
+drawn off screen, never laid out by the screen; text the live tail has drawn already is
+copied, not drawn again. They also stream long answers of the benchmark's own corpus,
+in bursts and in a trickle, and require what is drawn to equal a fresh render.
 """
 
 from __future__ import annotations
