@@ -7,11 +7,14 @@ collection walks.
 
 Here only the unfinished end is live. The :class:`~tuibot.tui.widgets.tail.LiveTail`
 shows the text not settled yet, updated in place at most once a frame. When
-:class:`~tuibot.tui.render.mdsplit.BlockSplitter` says blocks are finished, the tail
-has drawn them already: their lines are copied, once, into one
-:class:`~tuibot.tui.widgets.frozen.FrozenChunk` above the tail and the blocks leave the
-tail, so settled text is never parsed, mounted or laid out again. A long code fence
-streams into a :class:`~tuibot.tui.widgets.live_fence.LiveFence` until it closes.
+:class:`~tuibot.tui.render.mdsplit.BlockSplitter` says blocks are finished, they are
+mounted in a hidden Markdown (updated in place from the last piece's blocks), drawn
+there off screen, and their lines added, once, to one
+:class:`~tuibot.tui.widgets.frozen.FrozenChunk` above the tail: the screen never lays
+out or paints settled text, and it is never parsed or drawn again. (Before the answer
+has a width, settled text goes through the tail and is copied from it a frame later.)
+A long code fence streams into a :class:`~tuibot.tui.widgets.live_fence.LiveFence`
+until it closes.
 
 When the answer ends, the cuts are checked against a parse of the whole text; in the
 rare case they would render differently (or the width changed meanwhile) the answer is
@@ -32,7 +35,12 @@ from textual.widgets import Markdown
 
 from tuibot.tui.render.gc_quiet import GC_QUIET
 from tuibot.tui.render.mdsplit import BlockSplitter, OpenFence, cuts_are_safe
-from tuibot.tui.widgets.frozen import FrozenChunk, freeze_whole, render_with_regions
+from tuibot.tui.widgets.frozen import (
+    FrozenChunk,
+    freeze_whole,
+    render_detached,
+    render_with_regions,
+)
 from tuibot.tui.widgets.live_fence import LiveFence
 from tuibot.tui.widgets.tail import LiveTail
 
@@ -79,6 +87,7 @@ class AnswerView(Vertical):
     AnswerView {
         height: auto;
         & > Markdown { padding: 0 1; }
+        & > .staging { display: none; }
     }
     """
 
@@ -103,6 +112,8 @@ class AnswerView(Vertical):
         self._cuts: list[int] = []
         """Offsets where a copied piece started (checked against a whole parse)."""
         self._tail = LiveTail(classes="tail")
+        self._stage = LiveTail(classes="staging")
+        """Hidden: settled pieces are mounted here to be drawn into lines."""
         self._tail_shown = ""
         self._tail_next = 0.0
         """When the tail may redraw next (monotonic)."""
@@ -118,6 +129,7 @@ class AnswerView(Vertical):
         yield self._doc
         if self.live:
             yield self._tail
+            yield self._stage
 
     def on_mount(self) -> None:
         self.watch(self.app, "theme", self._theme_changed, init=False)
@@ -220,13 +232,41 @@ class AnswerView(Vertical):
                 return  # copying is a frame's work: the tail redraws next frame
             if self._queue and len(self._piece) < FRAME_BUDGET:  # a burst waits its turn
                 self._piece += self._splitter.feed(self._take())
+            staged = await self._stage_settled()
             unshown = not self._tail_shown.startswith(self._piece)
-            if unshown or time.monotonic() >= self._tail_next:
+            if staged or unshown or time.monotonic() >= self._tail_next:
                 started = time.monotonic()
                 await self._show_tail()
                 self._tail_next = time.monotonic() + TAIL_SHARE * (time.monotonic() - started)
 
-    # -- settling: copy drawn blocks out of the tail ---------------------------------
+    # -- settling: draw finished blocks into lines ----------------------------------
+
+    async def _stage_settled(self) -> bool:
+        """Draw the settled piece off screen, straight into the settled lines.
+
+        The piece's blocks are mounted in a hidden Markdown (the screen never lays them
+        out or paints them), updated in place from the last piece's, and drawn at the
+        tail's width. A piece the tail has drawn already (text that came slowly) is
+        copied from the tail instead, as is one that comes before the tail has a width.
+        """
+        piece, width = self._piece, self._tail.outer_size.width
+        if not piece or not width or self._tail_shown.startswith(piece):
+            return False
+        stage = self._stage
+        await stage.show(piece)
+        blocks = stage.blocks
+        strips = render_detached(stage, width) if blocks else []
+        top = blocks[0].styles.margin.top if blocks else 0
+        assert isinstance(self._doc, FrozenChunk)
+        if self._doc.source:
+            self._cuts.append(len(self._doc.source))
+            strips = strips[min(top, self._bottom) :]  # the gap between two blocks collapses
+        self._doc.add(strips, piece)
+        if blocks:
+            self._bottom = blocks[-1].styles.margin.bottom
+        self._piece = ""
+        GC_QUIET.hold()
+        return True
 
     async def _copy_settled(self) -> bool:
         """Move the settled blocks the tail has drawn into the settled lines."""
@@ -309,6 +349,7 @@ class AnswerView(Vertical):
             await self._fence.remove()
             self._fence = None
         with self.app.batch_update():
+            await self._stage_settled()
             await self._show_tail()
         for _ in range(CLOSE_FRAMES):
             if not self._piece or await self._copy_settled():
@@ -321,7 +362,7 @@ class AnswerView(Vertical):
         if safe and self._cuts:
             safe = await asyncio.to_thread(cuts_are_safe, text, self._cuts)
         if safe:
-            await self._tail.remove()
+            await self.remove_children([self._tail, self._stage])
         else:
             log.info("streamed answer drawn again whole (cut blocks, width, or not laid out)")
             await self._redraw_whole(text)

@@ -357,28 +357,34 @@ class Conversation(FollowEnd, VerticalScroll):
     def on_resize(self) -> None:
         self._tell_history(round(self.scroll_y))
 
-    def _tell_history(self, top: int) -> None:
-        """Which rows of the history are in view, with the view's top at ``top``."""
-        self.history.show_rows(top - self.history.virtual_region.y, self.size.height)
+    def _tell_history(self, top: int, placed: tuple[int, int] | None = None) -> None:
+        """Which rows of the history are in view, with the view's top at ``top``.
+
+        ``placed`` is (the history's y, the view's height) when a layout knows them.
+        """
+        history_y, height = placed or (self.history.virtual_region.y, self.size.height)
+        self.history.show_rows(top - history_y, height)
 
     def arrange(self, size: Size, optimal: bool = False) -> DockArrangeResult:
         """Lay out, then keep the row being read in place if history above it changed."""
         arrangement = super().arrange(size, optimal)
+        placed = _placed_y(arrangement, self.history), size.height
         if self.following:  # the compositor puts the view at the end right after this
-            self._tell_history(arrangement.spatial_map.total_region.bottom - size.height)
+            bottom = arrangement.spatial_map.total_region.bottom
+            self._tell_history(bottom - size.height, placed)
         elif (held := self.history.rows.held_row()) is not None:
-            shift = held + self.history.virtual_region.y - round(self.scroll_y)
+            shift = held + placed[0] - round(self.scroll_y)
             if shift:
-                self._shift(shift)
+                self._shift(shift, placed)
         return arrangement
 
-    def _shift(self, rows: int) -> None:
+    def _shift(self, rows: int, placed: tuple[int, int]) -> None:
         """Move the view by ``rows`` without a frame in between (and any scroll with it)."""
         self.set_reactive(Widget.scroll_y, self.scroll_y + rows)
         self.set_reactive(Widget.scroll_target_y, self.scroll_target_y + rows)
         compat.shift_scroll_animation(self, rows)
         self.vertical_scrollbar.position = self.scroll_y
-        self._tell_history(round(self.scroll_y))
+        self._tell_history(round(self.scroll_y), placed)
 
     def action_page_up(self) -> None:
         """A page up, at once: a scroll animation at 50 rows a second would lag behind,
@@ -400,3 +406,16 @@ class Conversation(FollowEnd, VerticalScroll):
     def action_bottom(self) -> None:
         """Go to the end and follow new text again."""
         self.follow()
+
+
+def _placed_y(arrangement: DockArrangeResult, widget: Widget) -> int:
+    """Where ``arrangement`` puts ``widget`` (its ``virtual_region.y`` once laid out).
+
+    Asking the widget itself during a layout makes the screen lay everything out once
+    more (its map of places is out of date until the layout ends): twice the work on
+    every frame of a streamed answer.
+    """
+    for placement in arrangement.placements:
+        if placement.widget is widget:
+            return placement.region.y
+    return widget.virtual_region.y

@@ -32,6 +32,9 @@ LIST_ITEMS = (_KINDS["list_item_ordered_open"], _KINDS["list_item_unordered_open
 TABLE = _KINDS["table_open"]
 QUOTE = _KINDS["blockquote_open"]
 
+_LEAF_BLOCKS = frozenset({"hr", "fence", "code_block"})
+"""Tokens that are a whole block by themselves (no opening and closing pair)."""
+
 _PARSER: MarkdownIt | None = None
 
 
@@ -60,8 +63,17 @@ class LiveTail(Markdown):
         """The Markdown shown."""
 
     def count_blocks(self, text: str) -> int:
-        """How many top-level blocks ``text`` makes (as this widget would mount them)."""
-        return len(compat.parse_blocks(self, _parser().parse(text)))
+        """How many top-level blocks ``text`` makes (as this widget would mount them).
+
+        Counted from the parser's tokens, as ``Markdown`` turns them into blocks: one per
+        top-level closing token, rule or code block (raw HTML makes none). Building the
+        blocks to count them cost a fifth of a streamed frame.
+        """
+        return sum(
+            1
+            for token in _parser().parse(text)
+            if token.level == 0 and (token.nesting < 0 or token.type in _LEAF_BLOCKS)
+        )
 
     @property
     def blocks(self) -> list[MarkdownBlock]:
