@@ -10,6 +10,8 @@ alias (``manager = engine.delegations``) counts as the one-part chain it was mad
 What counts as a chain: an attribute path starting at a name ``engine`` or at an
 attribute ``.engine`` (``self.engine``, ``app.engine``), up to the first call or
 non-attribute: ``engine.delegations.journal.all()`` is ``delegations.journal.all``.
+``getattr(engine, "mcp", None)`` with a constant name is the chain ``mcp``: the same
+reach, spelled so that an attribute walk would miss it.
 A chain is *deep* when it has more than one part.
 """
 
@@ -63,8 +65,24 @@ def _is_engine(node: ast.expr) -> bool:
     )
 
 
+def _getattr_name(node: ast.Call) -> str | None:
+    """The name in ``getattr(<engine>, "name"[, default])``, else None."""
+    if (
+        not isinstance(node.func, ast.Name)
+        or node.func.id != "getattr"
+        or len(node.args) < 2
+        or not _is_engine(node.args[0])
+    ):
+        return None
+    name = node.args[1]
+    return name.value if isinstance(name, ast.Constant) and isinstance(name.value, str) else None
+
+
 def _chains(tree: ast.AST) -> Iterator[tuple[int, str]]:
-    """Each outermost attribute chain rooted at an engine, with its line."""
+    """Each outermost attribute chain rooted at an engine (or a ``getattr`` of one)."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and (name := _getattr_name(node)) is not None:
+            yield node.lineno, name
     inner: set[int] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Attribute):

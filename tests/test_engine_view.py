@@ -16,6 +16,7 @@ import pytest
 from engine_helpers import make_engine
 from engine_reach import reaches
 from job_helpers import add_job, every_minutes
+from mcp_helpers import fault_server
 from scripted_server import ScriptedServer, text
 
 from tuibot.approvals import Decision
@@ -23,6 +24,7 @@ from tuibot.delegation.records import Delegation, Limits, Parent
 from tuibot.engine import Engine
 from tuibot.engine.view import PendingApproval, Transcript
 from tuibot.settings import load_settings
+from tuibot.settings.mcp import McpSettings
 
 
 def assert_frozen(record: object) -> None:
@@ -188,6 +190,58 @@ async def test_tasks_tools_and_bots_are_tuples_of_frozen_records(server: Scripte
     await engine.close()
 
 
+@pytest.mark.timeout(240)  # real servers import the SDK on a loaded machine
+async def test_mcp_servers_are_frozen_records_of_real_servers_and_restart_through_the_engine() -> (
+    None
+):
+    settings = load_settings(None, env={})
+    assert plain_engine().view.mcp_servers() == ()  # before tools are loaded: none
+    servers = {
+        "faults": fault_server("faults"),
+        "down": fault_server("down", "--exit-at-start"),
+        "off": fault_server("off", enabled=False),
+    }
+    engine = Engine(dataclasses.replace(settings, mcp=McpSettings(servers=servers)))
+    engine.load_tools()
+    await engine.settle_mcp()
+    shown = engine.view.mcp_servers()
+    assert isinstance(shown, tuple)
+    assert [(s.name, s.transport, s.state) for s in shown] == [
+        ("faults", "stdio", "ready"), ("down", "stdio", "failed"), ("off", "stdio", "disabled")
+    ]  # fmt: skip
+    faults, down, off = shown
+    offered = [name for name in engine.view.tool_names() if name.startswith("faults__")]
+    assert faults.tools == len(offered) == 8
+    assert faults.prompts == 3  # greet, daily, sneaky
+    assert (faults.reason, down.tools, off.tools, off.reason) == ("", 0, 0, "")
+    assert "closed" in down.reason
+    assert "fatal: cannot open the database" in down.stderr_tail  # the server's own words
+    assert_frozen(faults)
+    assert await engine.restart_mcp_server("down")
+    for _ in range(200):  # its connection task starts on the loop's next round
+        if engine.view.mcp_servers()[1].state != "stopped":
+            break
+        await asyncio.sleep(0.01)
+    assert engine.view.mcp_servers()[1].state == "starting"
+    await engine.settle_mcp()
+    assert engine.view.mcp_servers()[1].state == "failed"  # it exits at start again
+    assert not await engine.restart_mcp_server("off")  # disabled: nothing runs to restart
+    assert not await engine.restart_mcp_server("nothing")
+    await engine.close()
+
+
 def test_front_ends_reach_no_further_than_the_engine_and_its_view() -> None:
     deep = [f"{r.path}:{r.line}: engine.{r.chain}" for r in reaches() if r.deep]
     assert deep == []
+
+
+def test_front_ends_use_only_the_engines_own_methods_its_view_and_events() -> None:
+    """A one-part chain may name a method or property of :class:`Engine`, never one of its
+    parts (``engine.mcp``, ``getattr(engine, "chats")``): a part is not the engine's API."""
+    public = {"view", "events"}
+    parts = [
+        f"{r.path}:{r.line}: engine.{r.chain}"
+        for r in reaches()
+        if (head := r.chain.split(".")[0]) not in public and not hasattr(Engine, head)
+    ]
+    assert parts == []

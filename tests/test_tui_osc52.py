@@ -9,23 +9,19 @@ CI installs tmux and sets ``TUIBOT_REQUIRE_TMUX=1`` so the test fails rather tha
 
 from __future__ import annotations
 
-import os
-import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from scripted_server import ScriptedServer, text
-from test_tui_e2e import tmux, wait_for_screen
+from tmux_helpers import Tmux, start_app, tmux, wait_for_screen
 
-__all__ = ["tmux"]  # the fixture, shared with the other tmux test
+__all__ = ["tmux"]  # the fixture, from tmux_helpers
 
-TUIBOT = Path(sys.executable).with_name("tuibot")
 ANSWER = "Run this:\n\n```sh\necho copied-by-osc52\n```\n"
 
 
-def wait_for_buffer(tmux: Callable[..., str], wanted: str, timeout: float = 10) -> None:
+def wait_for_buffer(tmux: Tmux, wanted: str, timeout: float = 10) -> None:
     """Wait until the newest paste buffer is ``wanted``; fails with what it held."""
     deadline = time.monotonic() + timeout
     held = ""
@@ -38,22 +34,10 @@ def wait_for_buffer(tmux: Callable[..., str], wanted: str, timeout: float = 10) 
 
 
 def test_copying_an_answer_sends_osc52_to_the_terminal(
-    server: ScriptedServer, hermetic: Path, tmux: Callable[..., str]
+    server: ScriptedServer, hermetic: Path, tmux: Tmux
 ) -> None:
     server.enqueue(text(ANSWER))
-    env = {
-        "TUIBOT_HOME": str(hermetic / "home"),
-        "TUIBOT_DATA": str(hermetic / "data"),
-        "TERM": "xterm-256color",
-        "PATH": os.environ.get("PATH", ""),
-    }
-    app = [str(TUIBOT), "--base-url", server.url, "--model", "test-model"]
-    command = " ".join(["env", *(f"{k}={v}" for k, v in env.items()), *app])
-    tmux("new-session", "-d", "-s", "idle", "-x", "120", "-y", "40", "sleep 600")
-    tmux("set-option", "-g", "set-clipboard", "on")  # before the app's pane opens
-    tmux("new-session", "-d", "-s", "app", "-x", "120", "-y", "40", command)
-    tmux("set-option", "-t", "app", "window-size", "manual")
-    tmux("resize-window", "-t", "app", "-x", "120", "-y", "40")
+    start_app(tmux, server, hermetic, size=(120, 40), clipboard=True)
     wait_for_screen(tmux, "127.0.0.1")  # the engine is up and the server answered
     tmux("send-keys", "-t", "app", "-l", "How do I copy?")
     tmux("send-keys", "-t", "app", "Enter")

@@ -87,18 +87,17 @@ async def _mcp_checks(engine: Engine) -> bool:
     """Each enabled MCP server started and listing its tools; False when one failed."""
     from tuibot.commands.mcp import failure_details
 
-    manager = getattr(engine, "mcp", None)
-    if manager is None:
-        return True
-    await manager.settle()
+    await engine.settle_mcp()
     good = True
-    for name, connection in manager.connections.items():
-        if connection.state == "ready":
-            _line(OK, f"mcp {name}", f"ready, {len(connection.tools or [])} tools")
+    for server in engine.view.mcp_servers():
+        if server.state == "disabled":
+            continue
+        if server.state == "ready":
+            _line(OK, f"mcp {server.name}", f"ready, {server.tools} tools")
             continue
         good = False
-        _line(BAD, f"mcp {name}", connection.state)
-        print(failure_details(connection), file=sys.stdout)
+        _line(BAD, f"mcp {server.name}", server.state)
+        print(failure_details(server), file=sys.stdout)
     return good
 
 

@@ -112,6 +112,17 @@ class ToolSources:
 
             self.mcp_watcher = watcher_for(self.settings, mcp, self._tool_notice)
 
+    async def restart_mcp_server(self, name: str) -> bool:
+        """Restart MCP server ``name`` now, its backoff reset (the servers screen's ``r``);
+        False when it does not run here (disabled in the config, or tools not loaded)."""
+        mcp = getattr(self, "mcp", None)
+        return mcp is not None and await mcp.restart_server(name)
+
+    async def settle_mcp(self) -> None:
+        """Wait until every MCP server is up or has failed (``tuibot doctor`` reports then)."""
+        if (mcp := getattr(self, "mcp", None)) is not None:
+            await mcp.settle()
+
     def _tool_notice(self, level: NoticeLevel, text: str) -> None:
         """How the tool catalogue and reloader report (the tool log shows these)."""
         self.events.publish(Notice("", level, text))

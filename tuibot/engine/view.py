@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from tuibot.jobs.book import JobBook
     from tuibot.jobs.records import Job
     from tuibot.jobs.work import ScheduledWork
+    from tuibot.mcp.manager import ServerView
     from tuibot.settings import Settings
     from tuibot.store.chat_message import ChatMessage
     from tuibot.store.chats import ChatMeta, ChatStore
@@ -249,6 +250,12 @@ class EngineView:
         """The MCP servers' prompts as ``(usage, about)``; none before tools are loaded."""
         mcp = getattr(self._source, "mcp", None)
         return tuple(mcp.prompt_usages()) if mcp is not None else ()
+
+    def mcp_servers(self) -> tuple[ServerView, ...]:
+        """Every configured MCP server's state, tool and prompt counts, why it failed and
+        its stderr tail, in config order; none before tools are loaded."""
+        mcp = getattr(self._source, "mcp", None)
+        return tuple(mcp.views()) if mcp is not None else ()
 
     def bots(self) -> tuple[Bot, ...]:
         """Every bot: the configured ones and those bots created."""

@@ -444,4 +444,4 @@ class TuibotApp(
         from tuibot.tui.screens.servers import ServersScreen
 
         if self.engine is not None:
-            self.push_screen(ServersScreen(getattr(self.engine, "mcp", None)))
+            self.push_screen(ServersScreen(self.engine))

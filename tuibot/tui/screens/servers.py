@@ -21,7 +21,8 @@ from tuibot.visible import visible
 if TYPE_CHECKING:
     from textual.app import ComposeResult
 
-    from tuibot.mcp.manager import McpManager, ServerView
+    from tuibot.engine import Engine
+    from tuibot.mcp.manager import ServerView
 
 EMPTY_TEXT = (
     "No MCP servers configured. Add one with `tuibot mcp add NAME -- COMMAND ARGS…`; "
@@ -53,9 +54,10 @@ class ServersScreen(ModalScreen[None]):
     ]
     """Keys of the servers screen; each id can be rebound under ``[tui.keys]``."""
 
-    def __init__(self, manager: McpManager | None) -> None:
+    def __init__(self, engine: Engine) -> None:
         super().__init__()
-        self.manager = manager
+        self.engine = engine
+        """Read through ``engine.view.mcp_servers()``; ``r`` is ``engine.restart_mcp_server``."""
         self.views: list[ServerView] = []
         """What the table shows, in order."""
 
@@ -76,7 +78,7 @@ class ServersScreen(ModalScreen[None]):
 
     def reload(self) -> None:
         """Read the servers' states again (the cursor stays on the same row)."""
-        self.views = self.manager.views() if self.manager is not None else []
+        self.views = list(self.engine.view.mcp_servers())
         table = self.query_one(DataTable)
         cursor = table.cursor_row
         table.clear()
@@ -102,9 +104,9 @@ class ServersScreen(ModalScreen[None]):
     async def action_restart(self) -> None:
         """Restart the highlighted server now (its backoff starts again from 1 s)."""
         view = self.highlighted()
-        if view is None or self.manager is None:
+        if view is None:
             return
-        if await self.manager.restart_server(view.name):
+        if await self.engine.restart_mcp_server(view.name):
             self.notify(f"Restarting MCP server {view.name}.", timeout=3, markup=False)
         else:
             self.notify(f"MCP server {view.name} is disabled in the config.", markup=False)
