@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,9 @@ from engine_helpers import ask
 from scripted_server import Reply, ScriptedServer, silent, text, tool_calls
 
 from tuibot.approvals import Decision
+from tuibot.delegation.manager import DelegationRefused
+from tuibot.delegation.records import Limits
+from tuibot.events import Event, TurnFinished
 
 TEN_MIN = {"timeMs": 600_000}
 
@@ -272,3 +276,82 @@ async def test_shutting_down_keeps_the_time_the_work_ran(
     assert stored is not None and stored.status == "running"
     assert stored.usage.time_ms >= 1_000
     await reopened.close()
+
+
+def held(gate: threading.Event, reply: Reply):  # type: ignore[no-untyped-def]
+    """A reply the server holds until ``gate`` opens (a model call still in flight)."""
+
+    def respond(body: dict[str, Any]) -> Reply:
+        gate.wait(10)
+        return reply
+
+    return respond
+
+
+async def test_a_delegate_call_landing_during_a_cancel_leaves_no_open_work_below(
+    server: ScriptedServer, hermetic: Path
+) -> None:
+    """The cascade stops the work below one chat at a time. A helper not stopped yet
+    whose answer (a ``delegate`` call) lands meanwhile must not leave new work behind
+    that nobody will stop: it is refused, and nothing below the cancelled work is open
+    once the cancel returns."""
+    engine = make_engine(server)
+    gate = threading.Event()
+    two = tool_calls(
+        [
+            ("delegate", json.dumps({"task": "Left", "limits": TEN_MIN}), "cl"),
+            ("delegate", json.dumps({"task": "Right", "limits": TEN_MIN}), "cr"),
+        ]
+    )
+    Script(
+        server,
+        [
+            ("Kick off", delegate_call("Top", TEN_MIN)),
+            ("gives you this task: Top", two),
+            ("gives you this task: Left", held(gate, text("left done"))),
+            ("gives you this task: Right", held(gate, text("right done"))),
+            ("gives you this task: Late", text("late done")),
+            ('"status": "queued"', text("Waiting.")),
+            ("was stopped", text("Stopped.")),
+        ],
+    )
+    chat = engine.new_chat(bot="Assistant").id
+    await ask(engine, chat, "Kick off")
+    await until(lambda: len(engine.delegations.tree(chat)) == 3)
+    top, *helpers = engine.delegations.tree(chat)
+    held_chats = {h.chat for h in helpers}
+    await until(lambda: all(engine.busy(c or "") for c in held_chats))
+    late: list[object] = []
+
+    def delegate_from_the_other(event: Event) -> None:
+        """The first helper's turn has been stopped; the other one's delegate call runs."""
+        if not isinstance(event, TurnFinished) or event.chat not in held_chats or late:
+            return
+        [other] = held_chats - {event.chat}
+        try:
+            late.append(
+                engine.delegations.delegate(
+                    chat=other or "",
+                    turn="t_late",
+                    giver="Assistant",
+                    task="Late",
+                    limits=Limits(600_000),
+                    bot=None,
+                    reason="",
+                    continues=None,
+                )
+            )
+        except DelegationRefused as error:
+            late.append(error)
+
+    engine.events.listen(delegate_from_the_other)
+    await engine.delegations.cancel(top.id, by="human")
+    gate.set()
+
+    assert late, "the cascade stopped no helper's turn"
+    open_now = [(r.task, r.status) for r in engine.delegations.tree(chat) if r.is_open]
+    assert open_now == []
+    assert isinstance(late[0], DelegationRefused), late[0]
+    await settle(engine, chat)
+    assert not any("gives you this task: Late" in str(r.body) for r in server.requests)
+    await engine.close()
