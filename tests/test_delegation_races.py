@@ -16,21 +16,21 @@ from typing import Any
 
 from delegation_helpers import (
     Decider,
+    LateDelegate,
     Script,
     contents,
     delegate_call,
+    held,
     make_engine,
     messages_of,
     settle,
+    two_delegate_calls,
     until,
 )
 from engine_helpers import ask
 from scripted_server import Reply, ScriptedServer, silent, text, tool_calls
 
 from tuibot.approvals import Decision
-from tuibot.delegation.manager import DelegationRefused
-from tuibot.delegation.records import Limits
-from tuibot.events import Event, TurnFinished
 
 TEN_MIN = {"timeMs": 600_000}
 
@@ -278,16 +278,6 @@ async def test_shutting_down_keeps_the_time_the_work_ran(
     await reopened.close()
 
 
-def held(gate: threading.Event, reply: Reply):  # type: ignore[no-untyped-def]
-    """A reply the server holds until ``gate`` opens (a model call still in flight)."""
-
-    def respond(body: dict[str, Any]) -> Reply:
-        gate.wait(10)
-        return reply
-
-    return respond
-
-
 async def test_a_delegate_call_landing_during_a_cancel_leaves_no_open_work_below(
     server: ScriptedServer, hermetic: Path
 ) -> None:
@@ -297,17 +287,11 @@ async def test_a_delegate_call_landing_during_a_cancel_leaves_no_open_work_below
     once the cancel returns."""
     engine = make_engine(server)
     gate = threading.Event()
-    two = tool_calls(
-        [
-            ("delegate", json.dumps({"task": "Left", "limits": TEN_MIN}), "cl"),
-            ("delegate", json.dumps({"task": "Right", "limits": TEN_MIN}), "cr"),
-        ]
-    )
     Script(
         server,
         [
             ("Kick off", delegate_call("Top", TEN_MIN)),
-            ("gives you this task: Top", two),
+            ("gives you this task: Top", two_delegate_calls("Left", "Right", TEN_MIN)),
             ("gives you this task: Left", held(gate, text("left done"))),
             ("gives you this task: Right", held(gate, text("right done"))),
             ("gives you this task: Late", text("late done")),
@@ -319,39 +303,14 @@ async def test_a_delegate_call_landing_during_a_cancel_leaves_no_open_work_below
     await ask(engine, chat, "Kick off")
     await until(lambda: len(engine.delegations.tree(chat)) == 3)
     top, *helpers = engine.delegations.tree(chat)
-    held_chats = {h.chat for h in helpers}
-    await until(lambda: all(engine.busy(c or "") for c in held_chats))
-    late: list[object] = []
+    late = LateDelegate(engine, [h.chat or "" for h in helpers])
+    await until(lambda: all(engine.busy(c) for c in late.chats))
 
-    def delegate_from_the_other(event: Event) -> None:
-        """The first helper's turn has been stopped; the other one's delegate call runs."""
-        if not isinstance(event, TurnFinished) or event.chat not in held_chats or late:
-            return
-        [other] = held_chats - {event.chat}
-        try:
-            late.append(
-                engine.delegations.delegate(
-                    chat=other or "",
-                    turn="t_late",
-                    giver="Assistant",
-                    task="Late",
-                    limits=Limits(600_000),
-                    bot=None,
-                    reason="",
-                    continues=None,
-                )
-            )
-        except DelegationRefused as error:
-            late.append(error)
-
-    engine.events.listen(delegate_from_the_other)
     await engine.delegations.cancel(top.id, by="human")
     gate.set()
-
-    assert late, "the cascade stopped no helper's turn"
     open_now = [(r.task, r.status) for r in engine.delegations.tree(chat) if r.is_open]
     assert open_now == []
-    assert isinstance(late[0], DelegationRefused), late[0]
+    assert late.refused(), late.outcome
     await settle(engine, chat)
     assert not any("gives you this task: Late" in str(r.body) for r in server.requests)
     await engine.close()

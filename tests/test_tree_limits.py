@@ -10,12 +10,22 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import threading
 from pathlib import Path
 from typing import Any
 
 from ask_helpers import run_ask
-from delegation_helpers import Script, delegate_call, make_engine, settle
-from scripted_server import Reply, ScriptedServer
+from delegation_helpers import (
+    LateDelegate,
+    Script,
+    delegate_call,
+    held,
+    make_engine,
+    settle,
+    two_delegate_calls,
+    until,
+)
+from scripted_server import Reply, ScriptedServer, text
 
 from tuibot.approvals import Decision
 from tuibot.engine import Engine
@@ -148,4 +158,36 @@ async def test_a_tree_budget_counts_the_cost_of_every_chat_below(
     await engine.send(chat, "Start the storm")
     await settle(engine, chat, timeout=30)
     assert [r.details["limit"] for r in answers.seen] == ["budget"]
+    await engine.close()
+
+
+async def test_a_delegate_call_landing_after_a_denial_is_refused_before_its_chat_is_stopped(
+    server: ScriptedServer, hermetic: Path
+) -> None:
+    """The person said no at the tree's bound: the cancel works through the tree one
+    chat at a time, and a chat it has not reached yet may still get a ``delegate`` call
+    back. The tree takes no new work from then on, wherever the call comes from."""
+    gate = threading.Event()
+    Script(
+        server,
+        [
+            ("Start", two_delegate_calls("Left", "Right", STORM_LIMITS)),
+            ("gives you this task: Left", held(gate, text("left done"))),
+            ("gives you this task: Right", held(gate, text("right done"))),
+            ('"status": "queued"', text("Waiting.")),
+        ],
+    )
+    engine = app_engine(server, "tree_steps = 3")  # the fourth of four steps is held
+    answers = Answers(engine, Decision(False, reason="enough"))
+    chat = engine.new_chat(bot="Assistant").id
+    await engine.send(chat, "Start")
+    await until(lambda: len(engine.delegations.tree(chat)) == 2)
+    late = LateDelegate(engine, [r.chat or "" for r in engine.delegations.tree(chat)])
+    await until(lambda: bool(answers.seen))
+
+    await settle(engine, chat)
+    gate.set()
+    assert late.refused(), late.outcome
+    records = engine.delegations.tree(chat)
+    assert [r.status for r in records] == ["cancelled", "cancelled"]
     await engine.close()
