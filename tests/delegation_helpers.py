@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -16,8 +17,10 @@ from scripted_server import Reply, ScriptedServer
 from trust_helpers import trust_file
 
 from tuibot.approvals import Decision
+from tuibot.delegation.errors import DelegationRefused
+from tuibot.delegation.records import Limits
 from tuibot.engine import Engine
-from tuibot.events import ApprovalRequested, Event
+from tuibot.events import ApprovalRequested, Event, TurnFinished
 from tuibot.settings import load_settings
 
 AGENT_CONFIG = """\
@@ -162,3 +165,64 @@ async def until(condition: Callable[[], bool], timeout: float = 10) -> None:
             await asyncio.sleep(0.01)
 
     await asyncio.wait_for(wait(), timeout)
+
+
+def two_delegate_calls(first: str, second: str, limits: dict[str, int]) -> Reply:
+    """One answer giving two tasks at once (its two tools run side by side)."""
+    from scripted_server import tool_calls
+
+    return tool_calls(
+        [
+            ("delegate", json.dumps({"task": first, "limits": limits}), "c_first"),
+            ("delegate", json.dumps({"task": second, "limits": limits}), "c_second"),
+        ]
+    )
+
+
+def held(gate: threading.Event, reply: Reply) -> Callable[[dict[str, Any]], Reply]:
+    """A reply the server holds until ``gate`` opens: a model call still in flight."""
+
+    def respond(body: dict[str, Any]) -> Reply:
+        gate.wait(10)
+        return reply
+
+    return respond
+
+
+class LateDelegate:
+    """A ``delegate`` call that lands in the middle of a cancel.
+
+    ``chats`` are two task chats whose turns wait on the model. When the first of them
+    is stopped, the other one's answer arrives: a ``delegate`` call, made here through
+    the manager as the tool makes it, at exactly that moment (the cascade has listed
+    the work below and is stopping it chat by chat).
+    """
+
+    def __init__(self, engine: Engine, chats: list[str]) -> None:
+        self.engine, self.chats = engine, chats
+        self.outcome: list[dict[str, Any] | DelegationRefused] = []
+        engine.events.listen(self)
+
+    def __call__(self, event: Event) -> None:
+        if not isinstance(event, TurnFinished) or event.chat not in self.chats or self.outcome:
+            return
+        [other] = [chat for chat in self.chats if chat != event.chat]
+        try:
+            answer = self.engine.delegations.delegate(
+                chat=other,
+                turn="t_late",
+                giver="Assistant",
+                task="Late",
+                limits=Limits(600_000),
+                bot=None,
+                reason="",
+                continues=None,
+            )
+        except DelegationRefused as error:
+            self.outcome.append(error)
+        else:
+            self.outcome.append(answer)
+
+    def refused(self) -> bool:
+        """The call came, and was refused."""
+        return bool(self.outcome) and isinstance(self.outcome[0], DelegationRefused)

@@ -9,18 +9,22 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 import time
 from pathlib import Path
 from typing import Any
 
 from delegation_helpers import (
     Decider,
+    LateDelegate,
     Script,
     contents,
     delegate_call,
+    held,
     make_engine,
     messages_of,
     settle,
+    two_delegate_calls,
     until,
 )
 from engine_helpers import ask
@@ -272,3 +276,41 @@ async def test_shutting_down_keeps_the_time_the_work_ran(
     assert stored is not None and stored.status == "running"
     assert stored.usage.time_ms >= 1_000
     await reopened.close()
+
+
+async def test_a_delegate_call_landing_during_a_cancel_leaves_no_open_work_below(
+    server: ScriptedServer, hermetic: Path
+) -> None:
+    """The cascade stops the work below one chat at a time. A helper not stopped yet
+    whose answer (a ``delegate`` call) lands meanwhile must not leave new work behind
+    that nobody will stop: it is refused, and nothing below the cancelled work is open
+    once the cancel returns."""
+    engine = make_engine(server)
+    gate = threading.Event()
+    Script(
+        server,
+        [
+            ("Kick off", delegate_call("Top", TEN_MIN)),
+            ("gives you this task: Top", two_delegate_calls("Left", "Right", TEN_MIN)),
+            ("gives you this task: Left", held(gate, text("left done"))),
+            ("gives you this task: Right", held(gate, text("right done"))),
+            ("gives you this task: Late", text("late done")),
+            ('"status": "queued"', text("Waiting.")),
+            ("was stopped", text("Stopped.")),
+        ],
+    )
+    chat = engine.new_chat(bot="Assistant").id
+    await ask(engine, chat, "Kick off")
+    await until(lambda: len(engine.delegations.tree(chat)) == 3)
+    top, *helpers = engine.delegations.tree(chat)
+    late = LateDelegate(engine, [h.chat or "" for h in helpers])
+    await until(lambda: all(engine.busy(c) for c in late.chats))
+
+    await engine.delegations.cancel(top.id, by="human")
+    gate.set()
+    open_now = [(r.task, r.status) for r in engine.delegations.tree(chat) if r.is_open]
+    assert open_now == []
+    assert late.refused(), late.outcome
+    await settle(engine, chat)
+    assert not any("gives you this task: Late" in str(r.body) for r in server.requests)
+    await engine.close()

@@ -9,14 +9,23 @@ with exit 4 and the limit named.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import itertools
+import threading
 from pathlib import Path
 from typing import Any
 
 from ask_helpers import run_ask
-from delegation_helpers import Script, delegate_call, make_engine, settle, until
-from scripted_server import Reply, ScriptedServer
+from delegation_helpers import (
+    LateDelegate,
+    Script,
+    delegate_call,
+    held,
+    make_engine,
+    settle,
+    two_delegate_calls,
+    until,
+)
+from scripted_server import Reply, ScriptedServer, text
 
 from tuibot.approvals import Decision
 from tuibot.engine import Engine
@@ -95,10 +104,8 @@ async def test_the_apps_tree_bound_asks_the_person_and_a_denial_stops_the_whole_
     assert request.chat == chat and request.details["limit"] == "steps"
     assert request.details["setting"] == "delegation.tree_steps"
     assert "tree_steps" in request.summary
-    # The cascade stops work layer by layer; give the last layer its moment, then require
-    # every record of the tree cancelled (the statuses are in the failure message).
-    with contextlib.suppress(TimeoutError):
-        await until(lambda: all(r.status == "cancelled" for r in engine.delegations.tree(chat)))
+    # Settled means the cancel has recorded every layer: no grace period (a delegate call
+    # that landed during the cascade once left work open below it).
     records = engine.delegations.tree(chat)
     assert records and all(r.status == "cancelled" for r in records), [r.status for r in records]
     assert any("delegation.tree_steps" in notice for notice in answers.notices)
@@ -151,4 +158,36 @@ async def test_a_tree_budget_counts_the_cost_of_every_chat_below(
     await engine.send(chat, "Start the storm")
     await settle(engine, chat, timeout=30)
     assert [r.details["limit"] for r in answers.seen] == ["budget"]
+    await engine.close()
+
+
+async def test_a_delegate_call_landing_after_a_denial_is_refused_before_its_chat_is_stopped(
+    server: ScriptedServer, hermetic: Path
+) -> None:
+    """The person said no at the tree's bound: the cancel works through the tree one
+    chat at a time, and a chat it has not reached yet may still get a ``delegate`` call
+    back. The tree takes no new work from then on, wherever the call comes from."""
+    gate = threading.Event()
+    Script(
+        server,
+        [
+            ("Start", two_delegate_calls("Left", "Right", STORM_LIMITS)),
+            ("gives you this task: Left", held(gate, text("left done"))),
+            ("gives you this task: Right", held(gate, text("right done"))),
+            ('"status": "queued"', text("Waiting.")),
+        ],
+    )
+    engine = app_engine(server, "tree_steps = 3")  # the fourth of four steps is held
+    answers = Answers(engine, Decision(False, reason="enough"))
+    chat = engine.new_chat(bot="Assistant").id
+    await engine.send(chat, "Start")
+    await until(lambda: len(engine.delegations.tree(chat)) == 2)
+    late = LateDelegate(engine, [r.chat or "" for r in engine.delegations.tree(chat)])
+    await until(lambda: bool(answers.seen))
+
+    await settle(engine, chat)
+    gate.set()
+    assert late.refused(), late.outcome
+    records = engine.delegations.tree(chat)
+    assert [r.status for r in records] == ["cancelled", "cancelled"]
     await engine.close()

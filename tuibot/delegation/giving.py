@@ -7,6 +7,7 @@ for a person's authorization. The caps on live work are checked before a record 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -29,9 +30,13 @@ AUTHORIZE_KIND: ApprovalKind = "delegations.authorize"
 class Giving:
     """Starts delegated work: new, added to earlier work, scheduled, or a new round."""
 
-    def __init__(self, state: WorkState, clocks: WorkClocks) -> None:
+    def __init__(
+        self, state: WorkState, clocks: WorkClocks, tree_stopped: Callable[[list[str]], bool]
+    ) -> None:
         self.state = state
         self.clocks = clocks
+        self.tree_stopped = tree_stopped
+        """Whether a bound over the chats of a path stopped their tree for good."""
 
     def delegate(
         self,
@@ -53,6 +58,7 @@ class Giving:
 
         if not task.strip():
             raise DelegationRefused("task is empty: say what to do, with everything it needs")
+        self._check_giver_goes_on(chat)
         parent = Parent(chat, turn, tool_call)
         if continues:
             return self._continue(parent, giver, task, limits, continues)
@@ -158,6 +164,23 @@ class Giving:
         self.clocks.run(fresh)
         self.state.publish(fresh)
         return fresh
+
+    def _check_giver_goes_on(self, chat: str) -> None:
+        """Refuse new work from a chat whose work, or any work above it, is ending.
+
+        A cancel lists the open work below before it stops it one chat at a time; a
+        ``delegate`` call that lands meanwhile in a chat not stopped yet would add work
+        the cancel never sees, left open (or running) under cancelled work. The same
+        holds for a tree a bound stopped for good: its cancel is on its way.
+        """
+        state = self.state
+        path = state.path_up(chat)
+        for above in (state.working_in(c) for c in path):
+            live = state.live.get(above.id) if above is not None else None
+            if above is not None and (not above.is_open or (live and live.stopping)):
+                raise DelegationRefused(f"{above.id} is ending: it can give no new work")
+        if self.tree_stopped(path):
+            raise DelegationRefused("this tree was stopped at its bound: it takes no new work")
 
     def _check_caps(self, chat: str) -> None:
         """Refuse new work past ``[delegation]``'s caps on live work."""

@@ -67,7 +67,7 @@ class DelegationManager:
             self._state, clock or SystemClock(), lambda record: self._pauses.pause(record, "time")
         )
         self._endings = Endings(self._state, self._clocks)
-        self._giving = Giving(self._state, self._clocks)
+        self._giving = Giving(self._state, self._clocks, lambda path: self.trees.stopped(path))
         self._pauses = Pauses(self._state, self._clocks, self._giving, self._endings)
         self._limits = LimitChecks(self._state, self._clocks, self._pauses)
         self.trees = self._limits.trees

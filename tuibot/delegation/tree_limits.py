@@ -140,6 +140,10 @@ class TreeBudgets:
             limits.stopped = False
             limits.restart()
 
+    def stopped(self, path: list[str]) -> bool:
+        """Whether a bound over the chat stopped its tree for good (no new work there)."""
+        return any(limits.stopped for _, limits in self.applying(path))
+
     def try_step(self, path: list[str]) -> bool:
         """Count one model call against every bound over the chat, if none holds it.
 
