@@ -73,11 +73,15 @@ class Answers:
         self.engine, self.decisions = engine, list(decisions)
         self.seen: list[ApprovalRequested] = []
         self.notices: list[str] = []
+        self.other: list[ApprovalRequested] = []
+        """Every other request (none expected: a cancel asks nothing more)."""
         engine.events.listen(self)
 
     def __call__(self, event: Event) -> None:
         if isinstance(event, Notice):
             self.notices.append(event.message)
+        if isinstance(event, ApprovalRequested) and event.kind != TREE_KIND:
+            self.other.append(event)
         if isinstance(event, ApprovalRequested) and event.kind == TREE_KIND:
             self.seen.append(event)
             decision = self.decisions.pop(0) if self.decisions else Decision(False)
@@ -109,6 +113,9 @@ async def test_the_apps_tree_bound_asks_the_person_and_a_denial_stops_the_whole_
     records = engine.delegations.tree(chat)
     assert records and all(r.status == "cancelled" for r in records), [r.status for r in records]
     assert any("delegation.tree_steps" in notice for notice in answers.notices)
+    # Notice turns in chats the cancel had not reached once re-counted a delegate answer
+    # as a loop and asked whether to go on.
+    assert [(r.kind, r.details.get("limit")) for r in answers.other] == []
     await engine.close()
 
 

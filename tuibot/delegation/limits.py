@@ -12,12 +12,12 @@ from __future__ import annotations
 import asyncio
 import json
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from tuibot.delegation.clock import WorkClocks
 from tuibot.delegation.journal import DelegationConflict
 from tuibot.delegation.pauses import Pauses
-from tuibot.delegation.state import WorkState
+from tuibot.delegation.state import RecentCalls, WorkState
 from tuibot.delegation.tree_limits import TreeBudgets, TreeLimits, ask_person
 from tuibot.events import Usage as TurnUsage
 from tuibot.store.chat_message import ChatMessage
@@ -85,7 +85,11 @@ class LimitChecks:
             raise asyncio.CancelledError
 
     async def _before_step(self, delegation_id: str, turn: Turn) -> list[ChatMessage]:
-        """Wait out a pause, enforce steps, budget and loops, count the step."""
+        """Wait out a pause, enforce steps, budget and loops, count the step.
+
+        A tree a bound stopped for good takes no step: its work is being cancelled, and a
+        pause now would ask the person about work that is going away.
+        """
         state = self.state
         while True:
             live = state.entry(delegation_id)
@@ -94,9 +98,11 @@ class LimitChecks:
             record = state.journal.get(delegation_id)
             if record is None or not record.is_open:
                 raise asyncio.CancelledError
+            path = state.path_up(turn.chat)
+            if self.trees.stopped(path):  # its cancel is on the way: no pause, no question
+                raise asyncio.CancelledError
             over = self._over_limit(record) or self._looping(delegation_id, turn)
             if over is None:
-                path = state.path_up(turn.chat)
                 if self.trees.try_step(path):
                     break
                 await self.trees.wait(path)  # the whole tree is at a bound
@@ -143,22 +149,26 @@ class LimitChecks:
         return None
 
     def _looping(self, delegation_id: str, turn: Turn) -> tuple[Delegation, str] | None:
-        """The same tool call with the same arguments, over and over: pause for a look."""
+        """The same tool call with the same arguments, over and over: pause for a look.
+
+        Each answer counts once, at the step after it. A turn's first step has no answer
+        of its own yet (the last one in the history belongs to an earlier turn, counted
+        there or cut off): new input starts the count afresh.
+        """
+        if turn.rounds == 0:
+            self.state.recent_calls.pop(delegation_id, None)
+            return None
+        recent = self.state.recent_calls.setdefault(delegation_id, RecentCalls())
+        if recent.counted == (turn.turn_id, turn.rounds):
+            return None  # the same step checked again after a wait: nothing new
+        recent.counted = (turn.turn_id, turn.rounds)
         last = next((m for m in reversed(turn.history) if m.get("role") == "assistant"), None)
         calls = (last or {}).get("tool_calls") or []
-        recent = self.state.recent_calls
+        seen = recent.signatures
         if not calls:
-            recent.pop(delegation_id, None)
+            seen.clear()
             return None
-        signature = json.dumps(
-            [
-                (c.get("function", {}).get("name"), c.get("function", {}).get("arguments"))
-                for c in calls
-            ],
-            sort_keys=True,
-        )
-        seen = recent.setdefault(delegation_id, [])
-        seen.append(signature)
+        seen.append(_signature(calls))
         repeats = self.state.host.settings.delegation.loop_repeats
         if len(seen) >= repeats and len(set(seen[-repeats:])) == 1:
             seen.clear()
@@ -181,3 +191,14 @@ class LimitChecks:
             except (DelegationConflict, StorageError) as error:  # a call's answer is kept
                 self.state.report(f"the cost of a model call was not recorded: {error}")
             current = self.state.working_in(current.parent.chat)
+
+
+def _signature(calls: list[dict[str, Any]]) -> str:
+    """An answer's calls by name and arguments, order kept."""
+    return json.dumps(
+        [
+            (c.get("function", {}).get("name"), c.get("function", {}).get("arguments"))
+            for c in calls
+        ],
+        sort_keys=True,
+    )

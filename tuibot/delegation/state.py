@@ -43,6 +43,16 @@ class LiveWork:
     """Messages for the task chat that the running turn reads at its next step."""
 
 
+@dataclass
+class RecentCalls:
+    """The tool calls of a work's last answers, each answer counted once."""
+
+    signatures: list[str] = field(default_factory=list)
+    counted: tuple[str, int] | None = None
+    """The (turn, round) whose answer was counted last. A step is checked again after a
+    wait, and that check must not count the same answer a second time."""
+
+
 class WorkState:
     """Records and live state of one engine's delegated work, and how changes go out."""
 
@@ -57,8 +67,8 @@ class WorkState:
         self._tasks: set[asyncio.Task[Any]] = set()
         self._pulse: asyncio.Future[None] | None = None
         """Resolved (and replaced) at every change, for :meth:`wait_until_settled`."""
-        self.recent_calls: dict[str, list[str]] = {}
-        """Delegation → signatures of its last tool-call rounds (to see a loop)."""
+        self.recent_calls: dict[str, RecentCalls] = {}
+        """Delegation → its last tool-call answers in the running turn (to see a loop)."""
         self.closing = False
         """Set when the engine shuts down: turns stop, but the work stays as recorded."""
 
