@@ -45,6 +45,7 @@ NOT_BEFORE_FIRST_PAINT = (
     "tuibot.tui.widgets.answer",
     "tuibot.tui.widgets.blocks",
     "tuibot.tui.widgets.history_lines",
+    "tuibot.tui.widgets.history_drawing",
     # the side tabs hidden at start: their panes are mounted after it (tui/later_panes.py)
     "tuibot.tui.widgets.delegation_tree",
     "tuibot.tui.widgets.tool_log",

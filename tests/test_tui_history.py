@@ -22,7 +22,7 @@ from tuibot.approvals import Decision
 from tuibot.tui.app import TuibotApp
 from tuibot.tui.render.history_rows import Drawing, HistoryRows
 from tuibot.tui.render.rowmap import RowMap
-from tuibot.tui.widgets import history_lines
+from tuibot.tui.widgets import history_drawing
 from tuibot.tui.widgets.conversation import Conversation
 from tuibot.tui.widgets.frozen import render_off_screen
 from tuibot.tui.widgets.history_blocks import build, entries_of
@@ -249,7 +249,7 @@ async def test_a_long_chat_opens_at_its_end_drawing_only_blocks_near_the_view(
         assert conversation.following and conversation.scroll_y == conversation.max_scroll_y
         assert "Answer 1249." in _shown(history)
         drawn = len(history.rows.drawings)
-        reach = conversation.size.height * (1 + 2 * history_lines.PREFETCH_SCREENS)
+        reach = conversation.size.height * (1 + 2 * history_drawing.PREFETCH_SCREENS)
         assert 0 < drawn <= reach // 2, f"only blocks near the view are drawn, not {drawn}"
         assert not conversation.blocks, "no widget per stored block"
 
@@ -380,7 +380,7 @@ async def test_a_call_running_when_the_chat_opens_gets_its_result_in_place(
 async def test_drawn_lines_are_bounded_however_far_one_scrolls(
     server: ScriptedServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(history_lines, "CACHED_LINES", 300)
+    monkeypatch.setattr(history_drawing, "CACHED_LINES", 300)
     app = make_app(server)
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)

@@ -1,16 +1,15 @@
 """The full-screen app: lays out the panes, routes engine events, runs the commands.
 
-The app paints first and builds the engine after (see :mod:`tuibot.tui.actions.startup`). It is
-the only place that calls the engine: panes render what they are given and ask for
+The app paints first and builds the engine after (see :mod:`tuibot.tui.actions.lifecycle`).
+It is the only place that calls the engine: panes render what they are given and ask for
 changes with messages.
 """
 
 from __future__ import annotations
 
-from asyncio import gather
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from textual import on, work
+from textual import on
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
@@ -23,12 +22,11 @@ from tuibot.tui.actions.chat_commands import ChatCommands
 from tuibot.tui.actions.copying import COPY_BINDINGS, CopyCommands
 from tuibot.tui.actions.decisions import DecisionCommands
 from tuibot.tui.actions.health import HealthCommands
+from tuibot.tui.actions.lifecycle import LifecycleCommands
 from tuibot.tui.actions.looks import LookCommands
 from tuibot.tui.actions.models import ModelCommands
-from tuibot.tui.actions.scheduled import start_scheduled_work
 from tuibot.tui.actions.share import ShareCommands
 from tuibot.tui.actions.side_pane import SidePaneCommands
-from tuibot.tui.actions.startup import build_engine, warm_sdk
 from tuibot.tui.actions.work import WorkCommands
 from tuibot.tui.actions.working import WorkingCommands
 from tuibot.tui.bridge import EngineBridge
@@ -37,12 +35,9 @@ from tuibot.tui.later_panes import (
     approvals_pane,
     conversation_in,
     conversation_type,
-    later_panes,
 )
-from tuibot.tui.messages import EngineEvent, EngineReady, OpenChat, StreamBatch
+from tuibot.tui.messages import EngineEvent, OpenChat, StreamBatch
 from tuibot.tui.pane_guard import PaneGuard
-from tuibot.tui.render.gc_quiet import GC_QUIET, first_frame_shown
-from tuibot.tui.runner import worker_runner
 from tuibot.tui.sessions import SessionState
 from tuibot.tui.widgets.chat_list import ChatList
 from tuibot.tui.widgets.composer import Composer
@@ -91,6 +86,7 @@ class TuibotApp(
     LookCommands,
     WorkingCommands,
     SidePaneCommands,
+    LifecycleCommands,
     App[int],
 ):
     """tuibot's Textual app over one engine."""
@@ -204,127 +200,10 @@ class TuibotApp(
         later = [self.query_one(selector) for selector in ("#delegations", "#tools", "#approvals")]
         return [self.query_one(ChatList), self.query_one(TaskKanban), *later]
 
-    # -- start and stop --------------------------------------------------------------
+    # -- engine events ---------------------------------------------------------------
 
     def _pane_notice(self, text: str) -> None:
         self.notify(text, severity="error", markup=False, timeout=10)
-
-    def on_load(self) -> None:
-        self.setup_theme()
-
-    def on_mount(self) -> None:
-        self.setup_keys()
-        self.composer.focus()
-        ignored = self.settings.ignored_project
-        if ignored is not None:  # a ./tuibot.toml left out: say so, and how to use it
-            self.notify(ignored.notice(), severity="warning", markup=False, timeout=15)
-
-    async def on_ready(self) -> None:
-        """The first frame is on the terminal: only now mount the conversation and the
-        hidden side panes, watch the theme files and build the engine, whose imports
-        would otherwise delay that frame (see :mod:`tuibot.tui.later_panes`). The
-        conversation is mounted before the engine starts (a failed start is shown in
-        it), and the panes before any engine event can reach them: this handler ends
-        before the app handles ``EngineReady``."""
-        first_frame_shown()
-        if not self.query("#conversation"):  # nothing asked for it yet: in its place now
-            await conversation_in(self.query_one(ConversationSlot))[1]
-        self.watch_themes()
-        self.start_engine()
-        panes = later_panes()
-        await gather(*(self.query_one(f"#{tab}").mount(pane) for tab, pane in panes.items()))
-        self.check_later_keys(panes.values())
-
-    @work(group="engine", description="start the engine", exit_on_error=False)
-    async def start_engine(self) -> None:
-        """Build the engine, load plugins, recover work, then check the server."""
-        from tuibot.settings import ConfigError
-
-        try:
-            engine = await build_engine(
-                self.settings, self.paths, worker_runner(self), self.base_url
-            )
-        except ConfigError as error:
-            self.conversation.show_problem(f"tuibot cannot start the engine: {error}")
-            return
-        self.bridge = EngineBridge(engine.events, self.post_message)
-        engine.load_tools()
-        engine.start_reloader()
-        # Under the single-instance lock only: recover work cut off by the last exit, run
-        # jobs and the heartbeat (else another tuibot does, and this says which).
-        for severity, text in start_scheduled_work(engine):
-            self.notify(text, severity=severity, markup=False, timeout=10)
-        self.engine = engine
-        self.post_message(EngineReady(engine))
-        await warm_sdk()
-        GC_QUIET.settle()  # what start-up made lives on: later collections skip it
-        self.watch_health()
-
-    def on_engine_ready(self, message: EngineReady) -> None:
-        engine = message.engine
-        for pane in self.event_panes():
-            pane.load(engine)
-        self.composer.set_commands(self.command_names())
-        self.composer.workspace = self.settings.workspace_path()  # @path completion
-        if self.current_chat is not None:
-            from tuibot.store.chats import ChatNotFound
-
-            try:
-                self.current_chat = engine.view.resolve(self.current_chat)
-            except ChatNotFound as error:
-                self.notify(str(error), severity="error")
-                self.current_chat = None
-        if self.current_chat is None:
-            chats = [meta for meta in engine.view.chats() if meta.kind == "direct"]
-            self.current_chat = chats[0].id if chats else None  # newest first
-        if self.current_chat is not None:
-            self.open_chat(self.current_chat)
-        for chat, text in self.session.take_early_input():
-            self.submit(chat, text)
-
-    def action_quit(self) -> None:  # type: ignore[override]
-        """Quit, asking first when turns or delegations are still running."""
-        self.quit_after_asking()
-
-    @work(group="dialogs", exclusive=True, exit_on_error=False)
-    async def quit_after_asking(self) -> None:
-        """The confirmation needs a worker: it waits for the dialog's answer."""
-        from tuibot.tui.screens.confirm import ConfirmScreen
-
-        running = self.running_work()
-        if running:
-            question = f"{running} still running. Quit anyway? Delegations resume next time."
-            if not await self.push_screen_wait(ConfirmScreen(question, yes="Quit")):
-                return
-        await self.shutdown_engine()
-        self.exit(0)
-
-    def running_work(self) -> str:
-        """A description of what is running, or "" when nothing is."""
-        if self.engine is None:
-            return ""
-        chats = [meta.id for meta in self.engine.view.chats() if self.engine.busy(meta.id)]
-        live = sum(1 for record in self.engine.view.delegations() if record.is_open)
-        parts = []
-        if chats:
-            parts.append(f"{len(chats)} chat{'s' if len(chats) != 1 else ''}")
-        if live:
-            parts.append(f"{live} delegation{'s' if live != 1 else ''}")
-        return " and ".join(parts)
-
-    async def shutdown_engine(self) -> None:
-        """Stop turns and persist delegations as the delegation rules say."""
-        engine, self.engine = self.engine, None
-        if engine is None:
-            return
-        if self.bridge is not None:
-            self.bridge.close()
-        await engine.close()
-
-    async def on_unmount(self) -> None:
-        await self.shutdown_engine()
-
-    # -- engine events ---------------------------------------------------------------
 
     def on_engine_event(self, message: EngineEvent) -> None:
         event = message.event
