@@ -135,3 +135,4 @@ async def test_detached_drawing_is_what_the_screen_draws_and_lays_the_root_out_o
         assert got == want[0], "same cells, same styles"
         assert len(sizes) == 1, f"the root was laid out at {sorted(sizes)}"
         assert render_detached(away, shown.outer_size.width) == got, "drawn again: the same"
+        assert render_detached(away, shown.outer_size.width, room=5) == got, "taller than room"

@@ -111,7 +111,9 @@ def render_detached(widget: Widget, width: int, room: int) -> list[Strip]:
     height = widget.get_content_height(box, box, max(1, width - gutter.width)) + gutter.height
     if height <= 0:
         return []
-    _cut_map(compositor, widget, Region(0, 0, width, min(height, room)))
+    if height > room:  # taller than the room it was laid out in: again, in enough room
+        return render_detached(widget, width, height)
+    _cut_map(compositor, widget, Region(0, 0, width, height))
     screen_map: dict[Widget, MapGeometry] = widget.screen._compositor.full_map
     placed = {w: where for w, where in compositor._full_map.items() if w not in screen_map}
     screen_map.update(placed)
