@@ -36,11 +36,6 @@ PRIVATE_NAMES: list[tuple[str, str]] = [
     ("textual._compositor", "Compositor.full_map"),
     ("textual._compositor", "Compositor.reflow"),
     ("textual._compositor", "Compositor.render_strips"),
-    ("textual._compositor", "Compositor.size"),
-    ("textual._compositor", "Compositor._full_map"),
-    ("textual._compositor", "Compositor._full_map_invalidated"),
-    ("textual._compositor", "Compositor._cuts"),
-    ("textual._compositor", "Compositor._visible_widgets"),
     ("textual.screen", "Screen._compositor"),
     ("textual.widget", "Widget._size_updated"),
     ("textual.widget", "Widget._anchor_released"),
@@ -88,34 +83,20 @@ def render_alone(widget: Widget, size: Size) -> tuple[list[Strip], dict[Widget, 
     return compositor.render_strips(), regions
 
 
-def render_detached(widget: Widget, width: int, room: int) -> list[Strip]:
-    """The lines a mounted ``widget`` draws at ``width``, laid out once by its own compositor.
+def render_detached(widget: Widget, size: Size) -> list[Strip]:
+    """The lines a mounted ``widget`` draws at ``size``, laid out by its own compositor.
 
-    Its height is what ``height: auto`` gives it at that width (at most ``room``). It is
-    laid out once, in ``room``: Textual measures an auto height with the same arrangement
-    of the children (so the measure costs nothing more), and the map is then cut to that
-    height instead of laying everything out a second time at it. Widgets look their own
-    region up in the screen's map (``screen._compositor.full_map``) while they draw, so
-    for the moment of drawing the places found here are lent to that map, each widget is
-    told its size (``Widget._size_updated``), and the places are taken back before
-    anything else can run. Private all through (``Compositor``, its ``_full_map``,
-    ``size``, ``_cuts`` and ``_visible_widgets``); no fallback.
+    Widgets look their own region up in the screen's map (``screen._compositor.full_map``)
+    while they draw, so for the moment of drawing the places found here are lent to that
+    map, each widget is told its size (``Widget._size_updated``), and the places are taken
+    back before anything else can run. Private all through; no fallback.
     """
     from textual._compositor import Compositor
-    from textual.geometry import Region, Size
 
-    gutter = widget.styles.gutter
     compositor = Compositor()
-    compositor.reflow(widget, Size(width, room + gutter.height))
-    box = Size(width, room)  # the root's content box in that layout: its arrangement is cached
-    height = widget.get_content_height(box, box, max(1, width - gutter.width)) + gutter.height
-    if height <= 0:
-        return []
-    if height > room:  # taller than the room it was laid out in: again, in enough room
-        return render_detached(widget, width, height)
-    _cut_map(compositor, widget, Region(0, 0, width, height))
+    compositor.reflow(widget, size)
     screen_map: dict[Widget, MapGeometry] = widget.screen._compositor.full_map
-    placed = {w: where for w, where in compositor._full_map.items() if w not in screen_map}
+    placed = {w: where for w, where in compositor.full_map.items() if w not in screen_map}
     screen_map.update(placed)
     try:
         for child, where in placed.items():
@@ -126,29 +107,6 @@ def render_detached(widget: Widget, width: int, room: int) -> list[Strip]:
     finally:
         for child in placed:
             screen_map.pop(child, None)
-
-
-def _cut_map(compositor: Any, root: Widget, bounds: Region) -> None:
-    """Make ``compositor``'s layout of ``root`` end at ``bounds``, as if laid out in it.
-
-    The root's place shrinks to ``bounds`` and every descendant is clipped to the root's
-    content box, as a layout at that size clips them; the compositor draws ``bounds``.
-    """
-    full_map = compositor._full_map  # as reflow left it (``full_map`` would lay out again)
-    compositor._full_map_invalidated = False
-    where = full_map[root]
-    inner = bounds.shrink(root.styles.gutter)
-    for child, place in full_map.items():
-        full_map[child] = place._replace(clip=place.clip.intersection(inner))
-    full_map[root] = where._replace(
-        region=bounds,
-        clip=bounds,
-        virtual_size=where.virtual_size.with_height(inner.height),
-        container_size=inner.size,
-    )
-    compositor.size = bounds.size
-    compositor._cuts = None
-    compositor._visible_widgets = None
 
 
 # -- scrolling ---------------------------------------------------------------------------

@@ -110,7 +110,12 @@ def render_detached(widget: Widget, width: int, room: int = 10_000) -> list[Stri
     are placed by a compositor of their own (:func:`tuibot.tui.compat.render_detached`).
     Margins are not in the lines.
     """
-    return compat.render_detached(widget, width, room)
+    gutter = widget.styles.gutter
+    size = Size(width, room)
+    height = widget.get_content_height(size, size, max(1, width - gutter.width)) + gutter.height
+    if height <= 0:
+        return []
+    return compat.render_detached(widget, Size(width, height))
 
 
 class FrozenChunk(Widget):
