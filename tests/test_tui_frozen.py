@@ -13,7 +13,7 @@ from textual.content import Content
 from textual.widgets import Markdown
 from textual.widgets.markdown import MarkdownBlock
 
-from tuibot.tui.widgets.frozen import render_with_regions
+from tuibot.tui.widgets.frozen import render_detached, render_with_regions
 
 LONG = "Call it as retry(fetch); the last error is raised again. " * 3
 
@@ -72,3 +72,56 @@ async def test_a_table_whose_cells_moved_since_its_last_paint_is_copied_with_its
         want = render_with_regions(fresh)
         assert want is not None
         assert [s.text for s in drawn[0]] == [s.text for s in want[0]]
+
+
+MIXED = """# Plan
+
+A paragraph long enough to wrap onto a second line at this width, with `code` in it.
+
+- one
+- two, which is long enough to wrap at sixty columns wide as well
+  1. nested
+
+| name | value |
+|------|-------|
+| a    | 1     |
+| b    | 22    |
+
+> quoted
+
+```python
+print("hi")
+```
+"""
+
+
+class Hidden(App[None]):
+    """The same Markdown twice: on screen, and in a container that is not displayed."""
+
+    CSS = """
+    Screen { overflow: hidden; }
+    Markdown { padding: 1 2; border: round red; }
+    #away { display: none; }
+    """
+
+    def compose(self) -> ComposeResult:
+        yield Markdown(MIXED, id="shown")
+        yield Markdown(MIXED, id="away")
+
+
+async def test_a_detached_drawing_is_what_the_screen_draws() -> None:
+    """The off-screen copy of a hidden widget (the answer's staging area, history) must
+    show what the screen shows for the same widget, padding and border included, and
+    all of it even when it is taller than the room it is measured in."""
+    app = Hidden()
+    async with app.run_test(size=(60, 80)) as pilot:
+        await pilot.pause()
+        shown = app.query_one("#shown", Markdown)
+        away = app.query_one("#away", Markdown)
+        want = render_with_regions(shown)
+        assert want is not None
+        got = render_detached(away, shown.outer_size.width)
+        assert [s.text for s in got] == [s.text for s in want[0]]
+        assert got == want[0], "same cells, same styles"
+        assert render_detached(away, shown.outer_size.width) == got, "drawn again: the same"
+        assert render_detached(away, shown.outer_size.width, room=5) == got, "taller than room"
