@@ -1,20 +1,22 @@
 """tuibot: a local, keyboard-driven AI assistant for the terminal.
 
 Every ``import tuibot.<anything>`` runs this file first, and so does every user tool file
-(``from tuibot import tool``), so it imports nothing: the few public names are resolved
-on first use. It must never pull in openai, keyring, tomlkit or the engine.
+(``from tuibot import tool``), so it imports nothing but :mod:`tuibot.lazy_exports`: the
+few public names are resolved on first use. It must never pull in openai, keyring, tomlkit
+or the engine.
 """
 
 from __future__ import annotations
 
+from tuibot.lazy_exports import lazy_exports
+
 TYPE_CHECKING = False  # not from typing: this module stays import-free
 if TYPE_CHECKING:
-    from typing import Any
-
     from tuibot.toolkit.clitool import CLITool
     from tuibot.toolkit.decorator import tool
     from tuibot.toolkit.schema import Param
     from tuibot.toolkit.workspace import resolve_in_workspace
+
 
 __version__ = "0.1.0"
 
@@ -28,16 +30,4 @@ _EXPORTS = {
 __all__ = ["CLITool", "Param", "__version__", "resolve_in_workspace", "tool"]
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from importlib import import_module
-
-    value = getattr(import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_EXPORTS})
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -6,8 +6,9 @@ keeps the records durable in one append-only file, safe against concurrent write
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from tuibot.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
     from tuibot.delegation.journal import (
@@ -48,16 +49,12 @@ __all__ = [
     "new_delegation_id",
 ]
 
-_HOME = {name: "records" for name in __all__} | dict.fromkeys(
+_HOME = {name: ".records" for name in __all__} | dict.fromkeys(
     ("DelegationConflict", "DelegationJournal", "DelegationNotFound", "DelegationStorageError"),
-    "journal",
+    ".journal",
 )
 """Each name's module, imported on first use: a run that never delegates (a plain
 ``ask``) imports ``tuibot.delegation.tree_limits`` and never pays for the records."""
 
 
-def __getattr__(name: str) -> Any:
-    """The name from its module (PEP 562: called only for names not yet set here)."""
-    if name not in _HOME:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(f"{__name__}.{_HOME[name]}"), name)
+__getattr__, __dir__ = lazy_exports(__name__, _HOME)

@@ -6,13 +6,14 @@ or a full disk never loses what was already saved.
 
 from __future__ import annotations
 
+from tuibot.lazy_exports import lazy_exports
+
 TYPE_CHECKING = False  # not from typing: importing a submodule runs this file first
 if TYPE_CHECKING:
-    from typing import Any
-
     from tuibot.store.chats import Chat, ChatMeta, ChatNotFound, ChatStore, InvalidChatId
     from tuibot.store.jsonl import LineProblem, ReadResult, StorageError
     from tuibot.store.traces import TraceLog
+
 
 _EXPORTS = {
     **dict.fromkeys(("Chat", "ChatMeta", "ChatNotFound", "ChatStore"), "tuibot.store.chats"),
@@ -37,12 +38,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from importlib import import_module
-
-    value = getattr(import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -7,8 +7,9 @@ actually needed; the registry pulls in ``asyncio``, which a tool file never need
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from tuibot.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
     from tuibot.toolkit.decorator import ToolSpec, tool
@@ -19,19 +20,19 @@ if TYPE_CHECKING:
     from tuibot.toolkit.workspace import current_workspace, resolve_in_workspace, use_workspace
 
 _EXPORTS = {
-    "tool": "decorator",
-    "ToolSpec": "decorator",
-    "Param": "schema",
-    "validate_arguments": "validate",
-    "ERROR_HINT": "registry",
-    "ToolRegistry": "registry",
-    "ToolResult": "registry",
-    "ToolLoadError": "loader",
-    "load_tool_file": "loader",
-    "load_tool_folder": "loader",
-    "current_workspace": "workspace",
-    "resolve_in_workspace": "workspace",
-    "use_workspace": "workspace",
+    "tool": ".decorator",
+    "ToolSpec": ".decorator",
+    "Param": ".schema",
+    "validate_arguments": ".validate",
+    "ERROR_HINT": ".registry",
+    "ToolRegistry": ".registry",
+    "ToolResult": ".registry",
+    "ToolLoadError": ".loader",
+    "load_tool_file": ".loader",
+    "load_tool_folder": ".loader",
+    "current_workspace": ".workspace",
+    "resolve_in_workspace": ".workspace",
+    "use_workspace": ".workspace",
 }
 
 __all__ = [
@@ -51,14 +52,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_EXPORTS})
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
