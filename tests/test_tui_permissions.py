@@ -1,7 +1,8 @@
 """The approvals pane keeps only what the person chose, and nothing for what hides.
 
-``p`` allows a command prefix typed (prefilled) in a prompt; ``c`` and ``a`` on a request
-that hides characters keep nothing and say why, and only ``y`` allows it, once.
+``p`` allows a command prefix typed (prefilled) in a prompt; on a request that hides
+characters ``c``, ``a`` and ``p`` are not offered (the card says why) and keep nothing,
+and only ``y`` allows it, once.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from tui_helpers import SIZE, make_app, ready, until
 
 from tuibot.events import ApprovalRequested, ToolFinished
 from tuibot.tui.screens.prompt import PromptScreen
+from tuibot.tui.widgets.approvals import ApprovalsPane
 
 
 async def test_p_keeps_a_prefix_that_covers_the_next_command(server: ScriptedServer) -> None:
@@ -65,8 +67,12 @@ async def test_a_request_with_hidden_characters_keeps_no_grant(
         await run(app, chat_of(app), "echo hi\u202e")
         await request_in(pilot, app)
         await pilot.press("ctrl+g", key)
-        await until(pilot, lambda: any("Only y (once)" in note for note in notes))
+        await pilot.pause()
         assert len(engine.approvals.pending()) == 1  # still waiting: nothing was decided
+        assert engine.approvals.grants.all() == []
+        assert not any("Only y" in note for note in notes)  # the key is not even offered
+        [card] = cards(app)
+        assert "Can only be allowed once: it contains hidden characters" in card.text
         await pilot.press("y")
         await until(pilot, lambda: len(seen.of(ToolFinished)) == 1)
         assert engine.approvals.grants.all() == []
@@ -101,3 +107,36 @@ def _rendered(widget: Any) -> list[Any]:
     """What a Static-like widget shows now, as text lines (other widgets: nothing)."""
     visual = getattr(widget, "visual", None) or getattr(widget, "renderable", None)
     return [visual] if visual is not None else []
+
+
+def offered_keys(app: Any) -> set[str]:
+    """The keys the footer offers now (those a binding's ``check_action`` does not hide)."""
+    return set(app.screen.active_bindings)
+
+
+async def test_the_key_bar_offers_only_the_keys_that_do_something_for_the_selection(
+    server: ScriptedServer,
+) -> None:
+    """c / a / p keep nothing for a request that hides characters: the footer drops them,
+    and brings them back when an ordinary request is selected."""
+    server.responder = exec_responder
+    app = make_app(server)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await run(app, chat_of(app), "echo hi\u202e")
+        await request_in(pilot, app)
+        await run(app, chat_of(app), "echo plain words")
+        hiding, plain = await request_in(pilot, app, 2)
+        await pilot.press("ctrl+g")
+        pane = app.query_one(ApprovalsPane)
+        assert pane.selected == hiding
+        await pilot.pause()
+        assert {"y", "n", "q"} <= offered_keys(app)
+        assert not {"c", "a", "p"} & offered_keys(app)
+        await pilot.press("j")
+        await until(pilot, lambda: pane.selected == plain)
+        await pilot.pause()
+        assert {"y", "c", "a", "p", "n", "q"} <= offered_keys(app)
+        await pilot.press("k")
+        await until(pilot, lambda: not {"c", "a", "p"} & offered_keys(app))
+        await finish(pilot, app)

@@ -225,6 +225,7 @@ class ApprovalsPane(VerticalScroll):
         return True
 
     def watch_selected(self, old: str | None, new: str | None) -> None:
+        self.refresh_bindings()  # c / a / p are offered only where they would do something
         previous = self._cards.get(old or "")
         if previous is not None:
             previous.remove_class("-selected")
@@ -276,18 +277,34 @@ class ApprovalsPane(VerticalScroll):
         if self._grantable():
             self._decide(Decision(True, "lifetime", reason="allowed always"))
 
-    def _grantable(self, *, broader: bool = False) -> bool:
-        """Whether the selected request may be kept as a grant (else say why, once)."""
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Hide c / a (and p) where they would keep nothing: the key bar offers only what
+        the selected request can be answered with."""
+        if action in ("allow_chat", "allow_always", "allow_broader"):
+            return self._grant_refusal(broader=action == "allow_broader") is None
+        return True
+
+    def _grant_refusal(self, *, broader: bool = False) -> str | None:
+        """Why the selected request cannot be kept as a grant (None: it can)."""
         card = self._cards.get(self.selected or "")
         permission = (card.request.details.get("permission") or {}) if card else {}
         if card is None or not permission or permission.get("grantKey"):
             if broader and not permission.get("prefixes"):
-                self.notify("This request offers no prefix or folder to allow.", timeout=3)
-                return False
-            return True
+                return "This request offers no prefix or folder to allow."
+            return None
         why = permission.get("whyOnce") or "it cannot be kept as a grant"
-        self.notify(f"Only y (once) can allow this: {why}.", severity="warning", timeout=4)
-        return False
+        return f"Only y (once) can allow this: {why}."
+
+    def _grantable(self, *, broader: bool = False) -> bool:
+        """Whether the selected request may be kept as a grant (else say why, once).
+
+        The keys are hidden then (:meth:`check_action`); this still guards a key bound
+        twice or a request that changed between the key bar's refresh and the press.
+        """
+        why = self._grant_refusal(broader=broader)
+        if why is not None:
+            self.notify(why, severity="warning", timeout=4)
+        return why is None
 
     def action_allow_broader(self) -> None:
         """Allow a command prefix or a folder, chosen and edited in a prompt, in this chat."""
