@@ -67,6 +67,10 @@ class Permission:
     """Why it can only be allowed once (it carries data, it has hidden characters)."""
     hidden: tuple[str, ...] = field(default=())
     """Hidden characters found in the request, spelled out."""
+    shown_arguments: tuple[str, ...] = ()
+    """Arguments the subject already shows: a path written as simply the resolved path
+    (``.env`` for ``/work/.env``), so a prompt does not show the same file twice. A path
+    written any other way (``..``, ``~``, through a symlink) is not listed: shown too."""
 
     def checked(self, arguments: object) -> Permission:
         """This permission, made once-only when the request hides characters anywhere."""
@@ -213,17 +217,22 @@ def permission_details(permission: Permission) -> dict[str, Any]:
         "prefixes": list(permission.prefixes),
         "whyOnce": permission.why_once,
         "hidden": list(permission.hidden),
+        "shownArguments": list(permission.shown_arguments),
     }
 
 
 def unshown_arguments(arguments: dict[str, Any], permission: dict[str, Any]) -> dict[str, Any]:
-    """The arguments not already shown as the permission's subject or one of its fields.
+    """The arguments not already shown as the permission's subject or one of its fields
+    (or listed as spelling the subject plainly, ``shownArguments``).
 
     ``permission`` is the details form (:func:`permission_details`).
     """
     shown = {permission.get("subject")} | {value for _, value in permission.get("fields") or []}
+    spelled = set(permission.get("shownArguments") or ())
     kept = {}
     for name, value in arguments.items():
+        if name in spelled:
+            continue
         text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, indent=2)
         if text not in shown:
             kept[name] = value

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from tuibot.approvals.permissions import Permission, host_key
 from tuibot.toolkit.scope import hosts_allowed, secret_patterns
-from tuibot.toolkit.workspace import resolve_in_workspace
+from tuibot.toolkit.workspace import resolve_in_workspace, spelled_plainly
 
 SECRET_FOLDERS = frozenset({".ssh", ".gnupg", ".aws", ".kube", ".docker", ".password-store"})
 """Folders whose every file counts as secret-looking, whatever its name."""
@@ -57,6 +57,7 @@ def secret_read_permission(verb: str, raw: object) -> Permission | None:
         subject=str(target),
         grant_key=f"read-secret:{target}",
         covers="reading this file",
+        shown_arguments=("path",) if spelled_plainly(raw, target) else (),
     )
 
 

@@ -37,7 +37,7 @@ from tuibot.toolkit.guarded_files import (
     same_name,
     within,
 )
-from tuibot.toolkit.workspace import current_workspace, resolve_in_workspace
+from tuibot.toolkit.workspace import current_workspace, resolve_in_workspace, spelled_plainly
 
 if TYPE_CHECKING:
     from tuibot.approvals.permissions import Permission
@@ -159,6 +159,7 @@ def confirm_protected(verb: str) -> Callable[[dict[str, Any]], Permission | None
             grant_key=f"write:{target}",
             covers="this file",
             prefixes=tuple(str(folder) for folder in _folders_up_to_root(target)),
+        shown_arguments=("path",) if spelled_plainly(raw, target) else (),
         )
 
     rule.__doc__ = f"Ask before a {verb.lower()} lands in one of tuibot's own folders."

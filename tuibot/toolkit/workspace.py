@@ -19,7 +19,7 @@ import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 _workspace: ContextVar[Path | None] = ContextVar("tuibot_workspace", default=None)
 
@@ -84,3 +84,21 @@ def _outside_message(text: str, root: Path, lexical: Path, resolved: Path) -> st
     if lexical.is_relative_to(root):
         return f"path '{text}' is outside the workspace {root} (a symlink leads to {resolved})"
     return f"path '{text}' is outside the workspace {root}"
+
+
+def spelled_plainly(raw: str, target: Path) -> bool:
+    """Whether ``raw`` (a path as the model wrote it) is simply ``target`` (what
+    :func:`resolve_in_workspace` made of it): that absolute path, or that path relative to
+    the workspace, up to redundant ``./`` and ``/``.
+
+    A prompt then shows ``target`` alone. Anything else — ``..``, ``~``, a symlink on the
+    way, a folder that is not the real one — can make the written path read as another
+    file, so a prompt shows it too.
+    """
+    written = PurePosixPath(raw)
+    if raw.startswith("~") or ".." in written.parts:
+        return False
+    if written.is_absolute():
+        return written == PurePosixPath(target)
+    root = current_workspace()
+    return target.is_relative_to(root) and written == PurePosixPath(target.relative_to(root))
