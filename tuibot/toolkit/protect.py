@@ -159,7 +159,7 @@ def confirm_protected(verb: str) -> Callable[[dict[str, Any]], Permission | None
             grant_key=f"write:{target}",
             covers="this file",
             prefixes=tuple(str(folder) for folder in _folders_up_to_root(target)),
-        shown_arguments=("path",) if spelled_plainly(raw, target) else (),
+            shown_arguments=("path",) if spelled_plainly(raw, target) else (),
         )
 
     rule.__doc__ = f"Ask before a {verb.lower()} lands in one of tuibot's own folders."
