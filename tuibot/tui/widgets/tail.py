@@ -22,13 +22,19 @@ from textual.widget import Widget
 from textual.widgets.markdown import Markdown, MarkdownBlock, MarkdownFence
 
 from tuibot.tui import compat
+from tuibot.tui.widgets.light_list import (
+    ITEMS,
+    LIGHT_BLOCKS,
+    ListParagraph,
+    bullet_symbols,
+    light_row,
+)
 
 _KINDS = Markdown.BLOCKS
 TEXT_BLOCKS = (_KINDS["paragraph_open"], *(_KINDS[f"h{level}"] for level in range(1, 7)))
 """Paragraphs and headings: blocks whose whole content is one piece of text."""
 ORDERED_LIST = _KINDS["ordered_list_open"]
 LISTS = (_KINDS["bullet_list_open"], ORDERED_LIST)
-LIST_ITEMS = (_KINDS["list_item_ordered_open"], _KINDS["list_item_unordered_open"])
 TABLE = _KINDS["table_open"]
 QUOTE = _KINDS["blockquote_open"]
 
@@ -56,6 +62,9 @@ def _blocks_of(container: Widget) -> list[MarkdownBlock]:
 
 class LiveTail(Markdown):
     """A small Markdown document that is shown again, changed, many times a second."""
+
+    BLOCKS = LIGHT_BLOCKS
+    """Lists draw a one-paragraph item as one widget (:mod:`.light_list`)."""
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -139,46 +148,36 @@ class LiveTail(Markdown):
 
     async def _merge_list(self, old: MarkdownBlock, new: MarkdownBlock) -> None:
         """Update a list item by item; new items are added at its end."""
-        rows = [child for child in old.children if isinstance(child, Horizontal)]
-        items = [block for block in compat.child_blocks(new) if isinstance(block, LIST_ITEMS)]
+        rows = [child for child in old.children if isinstance(child, (Horizontal, ListParagraph))]
+        items = [block for block in compat.child_blocks(new) if isinstance(block, ITEMS)]
         symbols = bullet_symbols(new, items)
         shown = [_bullet_of(row) for row in rows]
         if shown != symbols[: len(shown)]:
             await self._replace(old, new)  # numbering changed (the column got wider)
             return
-        for row, item in zip(rows, items, strict=False):
-            body = row.children[-1] if row.children else None
-            if isinstance(body, Vertical):
-                await self._merge(body, compat.child_blocks(item))
+        for row, item, symbol in zip(rows, items, symbols, strict=False):
+            await self._merge_row(row, item, symbol)
         if len(items) > len(rows):
-            fresh = [_row(symbols[i], items[i]) for i in range(len(rows), len(items))]
+            fresh = [light_row(symbols[i], items[i]) for i in range(len(rows), len(items))]
             await old.mount_all(fresh)
         elif len(rows) > len(items):
             await old.remove_children(rows[len(items) :])
 
-
-def bullet_symbols(parsed: MarkdownBlock, items: list[MarkdownBlock]) -> list[str]:
-    """The bullets a list's compose gives its items (ordered lists are numbered)."""
-    if not isinstance(parsed, ORDERED_LIST):
-        return [_bullet(item) for item in items]
-    try:
-        start = int(_bullet(items[0])) if items else 1
-    except ValueError:
-        start = 1
-    numbers = range(start, start + len(items))
-    size = max((len(f"{number}. ") for number in numbers), default=0)
-    return [f"{number}. ".rjust(size + 1) for number in numbers]
-
-
-def _bullet(item: MarkdownBlock) -> str:
-    """A parsed list item's bullet (``MarkdownListItem.bullet``; the class is not exported)."""
-    return str(getattr(item, "bullet", ""))
+    async def _merge_row(self, row: Widget, item: MarkdownBlock, symbol: str) -> None:
+        """Update one list row: a one-paragraph row in place, or its blocks one by one."""
+        blocks = compat.child_blocks(item)
+        light = len(blocks) == 1 and isinstance(blocks[0], ListParagraph)
+        if isinstance(row, ListParagraph) and light:
+            await self._merge_block(row, blocks[0])
+        elif isinstance(row, Horizontal) and not light:
+            body = row.children[-1] if row.children else None
+            if isinstance(body, Vertical):
+                await self._merge(body, blocks)
+        else:
+            await self._replace(row, light_row(symbol, item))
 
 
 def _bullet_of(row: Widget) -> str | None:
+    if isinstance(row, ListParagraph):
+        return row.symbol
     return compat.bullet_symbol(row.children[0] if row.children else None)
-
-
-def _row(symbol: str, item: MarkdownBlock) -> Horizontal:
-    """One list row, built as the list's own compose builds it."""
-    return Horizontal(compat.make_bullet(symbol), Vertical(*compat.child_blocks(item)))
