@@ -114,12 +114,16 @@ def _light_compose(parsed: MarkdownBlock) -> Iterator[Widget]:
 class LightBulletList(_BulletList):  # type: ignore[valid-type,misc]
     """A bullet list whose one-paragraph items are one widget each."""
 
+    BLANK = True  # no content of its own: its lines are blanks, drawn without rendering
+
     def compose(self) -> Iterator[Widget]:
         return _light_compose(self)
 
 
 class LightOrderedList(_OrderedList):  # type: ignore[valid-type,misc]
     """A numbered list whose one-paragraph items are one widget each."""
+
+    BLANK = True
 
     def compose(self) -> Iterator[Widget]:
         return _light_compose(self)
