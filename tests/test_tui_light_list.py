@@ -93,13 +93,13 @@ async def test_a_one_paragraph_item_is_one_widget() -> None:
 
 
 async def test_an_item_that_grows_a_second_block_becomes_a_full_row_and_back() -> None:
-    """Streamed, an item can gain a nested list; the row is rebuilt as Textual's."""
+    """Streamed, an item can gain a second paragraph; the row is rebuilt as Textual's."""
     app = Both()
     async with app.run_test(size=(60, 40)) as pilot:
         tail = app.query_one(LiveTail)
         await tail.show("- one\n- two\n")
         first = tail.query_one(ListParagraph)
-        await tail.show("- one\n- two\n   - nested\n")
+        await tail.show("- one\n- two\n\n  more\n")
         await pilot.pause()
         assert first.is_attached, "the unchanged first item is kept"
         assert len(tail.query(Horizontal)) == 1
@@ -107,3 +107,32 @@ async def test_an_item_that_grows_a_second_block_becomes_a_full_row_and_back() -
         await pilot.pause()
         assert not tail.query(Horizontal)
         assert [w.symbol for w in tail.query(ListParagraph)] == ["• ", "• "]
+
+
+async def test_an_item_with_a_nested_list_is_two_widgets() -> None:
+    """A paragraph and a nested list: the two blocks, the list in the bullet's column."""
+    text = "- one\n   - nested a\n   - nested b\n- two\n"
+    app = Both()
+    async with app.run_test(size=(60, 40)) as pilot:
+        tail = app.query_one(LiveTail)
+        await tail.show(text)
+        await pilot.pause()
+        assert not tail.query(Horizontal)
+        assert len(list(tail.walk_children())) == 1 + 2 + 2 + 1, "list, row, nested items, row"
+
+
+async def test_a_streamed_list_draws_what_the_whole_text_draws() -> None:
+    """Shown piece by piece (items grow, gain nested lists, numbering widens), the tail
+    ends with Textual's cells for the whole text."""
+    app = Both()
+    async with app.run_test(size=(50, 120)) as pilot:
+        tail = app.query_one(LiveTail)
+        for end in range(3, len(LISTS), 7):
+            await tail.show(LISTS[:end])
+        await tail.show(LISTS)
+        await pilot.pause()
+        await pilot.pause()
+        want = _strips(app.query_one("#textual", Markdown))
+        got = _strips(tail)
+        assert [s.text for s in got] == [s.text for s in want]
+        assert got == want

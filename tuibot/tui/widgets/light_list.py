@@ -30,6 +30,8 @@ from tuibot.tui import compat
 _Paragraph = Markdown.BLOCKS["paragraph_open"]
 _BulletList = Markdown.BLOCKS["bullet_list_open"]  # the list classes are not exported
 _OrderedList = Markdown.BLOCKS["ordered_list_open"]
+BULLET = "list--bullet"
+"""The component class with the bullet's colours (Textual's CSS for ``MarkdownBullet``)."""
 ITEMS = (Markdown.BLOCKS["list_item_ordered_open"], Markdown.BLOCKS["list_item_unordered_open"])
 
 
@@ -43,10 +45,10 @@ class ListParagraph(_Paragraph):  # type: ignore[valid-type,misc]
     same width as in Textual's row, and the cells are the same.
     """
 
-    COMPONENT_CLASSES: ClassVar[set[str]] = {"list-paragraph--bullet"}
+    COMPONENT_CLASSES: ClassVar[set[str]] = {BULLET}
     DEFAULT_CSS = """
-    ListParagraph > .list-paragraph--bullet { color: $text-primary; }
-    ListParagraph:light > .list-paragraph--bullet { color: $text-secondary; }
+    ListParagraph > .list--bullet { color: $text-primary; }
+    ListParagraph:light > .list--bullet { color: $text-secondary; }
     """
 
     symbol: str | None = None
@@ -59,30 +61,60 @@ class ListParagraph(_Paragraph):  # type: ignore[valid-type,misc]
 
     def render_lines(self, crop: Region) -> list[Strip]:
         strips: list[Strip] = super().render_lines(crop)
-        symbol = self.symbol
-        width = Content(symbol).cell_length if symbol else 0
-        if not symbol or crop.x >= width:
-            return strips
-        # Textual's bullet is a widget as tall as its row: its cells below the symbol
-        # are blanks in its style too.
-        style = self.get_visual_style("list-paragraph--bullet")
-        blank = Strip.blank(width, style.rich_style).crop(crop.x, width)
-        for index, line in enumerate(strips):
-            head = blank
-            if crop.y + index == 0:
-                head = Visual.to_strips(self, Content(symbol), width, 1, style)[0]
-                head = head.crop(crop.x, width)
-            strips[index] = Strip.join([head, line.crop(head.cell_length, line.cell_length)])
+        return draw_bullet(self, strips, crop, self.symbol or "", first=True)
+
+
+def draw_bullet(
+    widget: Widget, strips: list[Strip], crop: Region, symbol: str, first: bool
+) -> list[Strip]:
+    """Draw Textual's bullet column into the left padding of ``widget``'s lines.
+
+    Textual's bullet is a widget as tall as its row: the symbol on the first line and,
+    below it, blanks in its style. ``first``: this widget holds the row's first line.
+    """
+    width = Content(symbol).cell_length
+    if not width or crop.x >= width:
         return strips
+    style = widget.get_visual_style(BULLET)
+    blank = Strip.blank(width, style.rich_style).crop(crop.x, width)
+    for index, line in enumerate(strips):
+        head = blank
+        if first and crop.y + index == 0:
+            head = Visual.to_strips(widget, Content(symbol), width, 1, style)[0]
+            head = head.crop(crop.x, width)
+        strips[index] = Strip.join([head, line.crop(head.cell_length, line.cell_length)])
+    return strips
 
 
-def light_row(symbol: str, item: MarkdownBlock) -> Widget:
-    """One list row: the paragraph itself when the item is one, else as Textual builds it."""
+def light_row(symbol: str, item: MarkdownBlock) -> list[Widget]:
+    """The widgets of one list row.
+
+    An item that is one paragraph is that paragraph, bullet and all; one that is a
+    paragraph and a list is those two, the list indented by the bullet's width (so the
+    paragraph and the nested list take the places Textual's row gives them). Anything
+    else is built as Textual builds it.
+    """
     blocks = compat.child_blocks(item)
-    if len(blocks) == 1 and isinstance(blocks[0], ListParagraph):
-        blocks[0].make_item(symbol)
-        return blocks[0]
-    return Horizontal(compat.make_bullet(symbol), Vertical(*blocks))
+    kind = row_kind(blocks)
+    if kind:
+        first = blocks[0]
+        assert isinstance(first, ListParagraph)
+        first.make_item(symbol)
+        if kind == 2:
+            nested = blocks[1]
+            assert isinstance(nested, LightList)
+            nested.make_nested(symbol)
+        return list[Widget](blocks)
+    return [Horizontal(compat.make_bullet(symbol), Vertical(*blocks))]
+
+
+def row_kind(blocks: list[MarkdownBlock]) -> int:
+    """1: one paragraph; 2: a paragraph and a list; 0: anything else (Textual's row)."""
+    if not blocks or not isinstance(blocks[0], ListParagraph):
+        return 0
+    if len(blocks) == 1:
+        return 1
+    return 2 if len(blocks) == 2 and isinstance(blocks[1], LightList) else 0
 
 
 def bullet_symbols(parsed: MarkdownBlock, items: list[MarkdownBlock]) -> list[str]:
@@ -108,25 +140,55 @@ def _light_compose(parsed: MarkdownBlock) -> Iterator[Widget]:
     # lists' own compose does.
     items = [block for block in MarkdownBlock.compose(parsed) if isinstance(block, ITEMS)]
     for symbol, item in zip(bullet_symbols(parsed, items), items, strict=True):
-        yield light_row(symbol, item)
+        yield from light_row(symbol, item)
 
 
-class LightBulletList(_BulletList):  # type: ignore[valid-type,misc]
-    """A bullet list whose one-paragraph items are one widget each."""
+class LightList:
+    """What the light lists share: rows from :func:`light_row`, and nesting.
+
+    A mixin, not a widget: Textual takes a class's CSS from its first widget base, which
+    must stay Textual's list.
+    """
+
+    nested_in: str = ""
+    """The bullet of the item this list is nested in (its column is drawn left of it)."""
+
+    def compose(self) -> Iterator[Widget]:
+        assert isinstance(self, MarkdownBlock)
+        return _light_compose(self)
+
+    def make_nested(self, symbol: str) -> None:
+        """Sit under the paragraph of the item ``symbol`` starts, in its bullet's column."""
+        assert isinstance(self, Widget)
+        self.nested_in = symbol
+        self.styles.padding = (0, 0, 0, Content(symbol).cell_length)
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        assert isinstance(self, Widget)
+        strips: list[Strip] = super().render_lines(crop)  # type: ignore[misc]
+        return draw_bullet(self, strips, crop, self.nested_in, first=False)
+
+
+_LIST_CSS = """
+{name} > .list--bullet {{ color: $text-primary; }}
+{name}:light > .list--bullet {{ color: $text-secondary; }}
+"""
+
+
+class LightBulletList(LightList, _BulletList):  # type: ignore[valid-type,misc]
+    """A bullet list whose plain items are one or two widgets each, not four or more."""
 
     BLANK = True  # no content of its own: its lines are blanks, drawn without rendering
+    COMPONENT_CLASSES: ClassVar[set[str]] = {BULLET}
+    DEFAULT_CSS = _LIST_CSS.format(name="LightBulletList")
 
-    def compose(self) -> Iterator[Widget]:
-        return _light_compose(self)
 
-
-class LightOrderedList(_OrderedList):  # type: ignore[valid-type,misc]
-    """A numbered list whose one-paragraph items are one widget each."""
+class LightOrderedList(LightList, _OrderedList):  # type: ignore[valid-type,misc]
+    """A numbered list whose plain items are one or two widgets each, not four or more."""
 
     BLANK = True
-
-    def compose(self) -> Iterator[Widget]:
-        return _light_compose(self)
+    COMPONENT_CLASSES: ClassVar[set[str]] = {BULLET}
+    DEFAULT_CSS = _LIST_CSS.format(name="LightOrderedList")
 
 
 LIGHT_BLOCKS = {

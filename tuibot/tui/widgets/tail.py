@@ -25,9 +25,11 @@ from tuibot.tui import compat
 from tuibot.tui.widgets.light_list import (
     ITEMS,
     LIGHT_BLOCKS,
+    LightList,
     ListParagraph,
     bullet_symbols,
     light_row,
+    row_kind,
 )
 
 _KINDS = Markdown.BLOCKS
@@ -129,6 +131,8 @@ class LiveTail(Markdown):
             await self._replace(old, new)
 
     async def _replace(self, old: Widget, new: Widget) -> None:
+        if isinstance(old, LightList) and isinstance(new, LightList) and old.nested_in:
+            new.make_nested(old.nested_in)  # a nested list keeps its place in the row
         parent = old.parent
         assert isinstance(parent, Widget)
         await parent.mount(new, after=old)
@@ -148,33 +152,55 @@ class LiveTail(Markdown):
 
     async def _merge_list(self, old: MarkdownBlock, new: MarkdownBlock) -> None:
         """Update a list item by item; new items are added at its end."""
-        rows = [child for child in old.children if isinstance(child, (Horizontal, ListParagraph))]
+        rows = list_rows(old)
         items = [block for block in compat.child_blocks(new) if isinstance(block, ITEMS)]
         symbols = bullet_symbols(new, items)
-        shown = [_bullet_of(row) for row in rows]
+        shown = [_bullet_of(row[0]) for row in rows]
         if shown != symbols[: len(shown)]:
             await self._replace(old, new)  # numbering changed (the column got wider)
             return
         for row, item, symbol in zip(rows, items, symbols, strict=False):
             await self._merge_row(row, item, symbol)
         if len(items) > len(rows):
-            fresh = [light_row(symbols[i], items[i]) for i in range(len(rows), len(items))]
+            fresh = [
+                w for i in range(len(rows), len(items)) for w in light_row(symbols[i], items[i])
+            ]
             await old.mount_all(fresh)
         elif len(rows) > len(items):
-            await old.remove_children(rows[len(items) :])
+            await old.remove_children([w for row in rows[len(items) :] for w in row])
 
-    async def _merge_row(self, row: Widget, item: MarkdownBlock, symbol: str) -> None:
-        """Update one list row: a one-paragraph row in place, or its blocks one by one."""
+    async def _merge_row(self, row: list[Widget], item: MarkdownBlock, symbol: str) -> None:
+        """Update one list row in place where its shape is the same, else build it again."""
         blocks = compat.child_blocks(item)
-        light = len(blocks) == 1 and isinstance(blocks[0], ListParagraph)
-        if isinstance(row, ListParagraph) and light:
-            await self._merge_block(row, blocks[0])
-        elif isinstance(row, Horizontal) and not light:
-            body = row.children[-1] if row.children else None
+        kind = row_kind(blocks)
+        head = row[0]
+        if kind and len(row) == kind and isinstance(head, ListParagraph):
+            await self._merge_block(head, blocks[0])
+            if kind == 2 and type(row[1]) is type(blocks[1]):
+                await self._merge_block(row[1], blocks[1])
+                return
+            if kind == 1:
+                return
+        elif not kind and isinstance(head, Horizontal):
+            body = head.children[-1] if head.children else None
             if isinstance(body, Vertical):
                 await self._merge(body, blocks)
-        else:
-            await self._replace(row, light_row(symbol, item))
+            return
+        parent = head.parent
+        assert isinstance(parent, Widget)
+        await parent.mount_all(light_row(symbol, item), after=row[-1])
+        await parent.remove_children(row)
+
+
+def list_rows(shown: Widget) -> list[list[Widget]]:
+    """A mounted light list's rows: the widgets of each item (see ``light_row``)."""
+    rows: list[list[Widget]] = []
+    for child in shown.children:
+        if isinstance(child, LightList) and child.nested_in and rows:
+            rows[-1].append(child)
+        elif isinstance(child, (Horizontal, ListParagraph)):
+            rows.append([child])
+    return rows
 
 
 def _bullet_of(row: Widget) -> str | None:
