@@ -1,15 +1,16 @@
 """Markdown lists drawn with one widget per plain item instead of four.
 
 Textual's lists compose every item as ``Horizontal(bullet, Vertical(*blocks))``: four
-mounted widgets for an item that holds one paragraph, which is most items. Each costs a
-mount, a CSS pass, a layout and a drawing of its lines, and a streamed answer's lists
-were about half the widgets it mounted. :class:`BulletParagraph` is that paragraph with
-a left padding as wide as the bullet, and the bullet drawn into the padding of its first
-line: the same cells, in one widget. Items holding anything else (a nested list, two
+mounted widgets for an item that holds one paragraph, which is most items, five for a
+paragraph and a nested list. Each costs a mount, a CSS pass, a layout and a drawing of
+its lines, and a streamed answer's lists were about half the widgets it mounted. Here
+such an item is its paragraph (:class:`ListParagraph`) with a left padding as wide as the
+bullet and the bullet drawn into it, followed by its nested list (if any), indented the
+same way: the same cells, in one or two widgets. Items holding anything else (two
 paragraphs, a fence) keep Textual's rows.
 
 The live tail and the answer's staging area use these lists (``LiveTail.BLOCKS``); the
-tests compare them cell by cell with Textual's own.
+tests compare them cell by cell with Textual's own, in both themes.
 """
 
 from __future__ import annotations

@@ -5,6 +5,8 @@ quote that is still growing is unmounted and mounted again every frame: thirty w
 for a short list, a stall on a slow machine. :class:`LiveTail` parses its (small) text
 each frame and updates the mounted blocks where they differ: new text of a paragraph,
 one more list item, one more table row. Only blocks whose kind changed are replaced.
+Its lists are the light ones of :mod:`.light_list` (an item of one paragraph is one
+widget), and so are those of the answer's staging area, which is a LiveTail too.
 
 It relies on Markdown block internals (Textual 8.2.x, reached through
 :mod:`tuibot.tui.compat`); block kinds come from the public ``Markdown.BLOCKS``. The tests
