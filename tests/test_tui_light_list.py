@@ -12,6 +12,7 @@ from __future__ import annotations
 import pytest
 from textual.app import App, ComposeResult
 from textual.containers import Horizontal
+from textual.geometry import Region
 from textual.strip import Strip
 from textual.widgets import Markdown
 
@@ -136,3 +137,21 @@ async def test_a_streamed_list_draws_what_the_whole_text_draws() -> None:
         got = _strips(tail)
         assert [s.text for s in got] == [s.text for s in want]
         assert got == want
+
+
+async def test_a_row_drawn_in_part_is_that_part_of_the_whole() -> None:
+    """The screen asks for the visible part of a widget only (scrolled, clipped): the
+    bullet column must land where the whole drawing has it."""
+    app = Both()
+    async with app.run_test(size=(40, 60)) as pilot:
+        tail = app.query_one(LiveTail)
+        await tail.show("10. " + "a long item that wraps onto more lines " * 3 + "\n")
+        await pilot.pause()
+        row = tail.query_one(ListParagraph)
+        width, height = row.size
+        whole = row.render_lines(Region(0, 0, width, height))
+        for x, y in [(0, 1), (1, 0), (2, 1), (4, 0), (3, 2)]:
+            part = row.render_lines(Region(x, y, width - x, height - y))
+            assert part == [line.crop(x, width) for line in whole[y:]], (x, y)
+        narrow = row.render_lines(Region(1, 0, 2, 1))
+        assert narrow[0].cell_length == 2 and narrow[0].text == whole[0].crop(1, 3).text

@@ -83,6 +83,7 @@ def draw_bullet(
         if first and crop.y + index == 0:
             head = Visual.to_strips(widget, Content(symbol), width, 1, style)[0]
             head = head.crop(crop.x, width)
+        head = head.crop(0, line.cell_length)  # a crop narrower than the bullet
         strips[index] = Strip.join([head, line.crop(head.cell_length, line.cell_length)])
     return strips
 
