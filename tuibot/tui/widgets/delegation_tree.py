@@ -280,7 +280,7 @@ class DelegationTree(Tree[DelegationNode]):
 
     def _title(self, chat: str) -> str:
         if chat not in self._titles and self._engine is not None:
-            self._titles.update((m.id, m.title) for m in self._engine.chats.list())
+            self._titles.update((m.id, m.title) for m in self._engine.view.chats())
             self._titles.setdefault(chat, "")
         return bars.chat_title(self._titles.get(chat) or chat)
 
