@@ -182,7 +182,7 @@ class TmuxPanes:
 
     def __init__(self, env: dict[str, str], size: tuple[int, int]) -> None:
         self.env, self.size = env, size
-        self.socket = f"tuibot-bench-{os.getpid()}"
+        self.socket = f"tuibot-bench-{os.getpid()}-{size[0]}x{size[1]}"  # one server each
         self.client: subprocess.Popen[str] | None = None
 
     def __enter__(self) -> TmuxPanes:
