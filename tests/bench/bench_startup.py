@@ -163,7 +163,7 @@ def report(where: str, runs: int, series: Series, paint: Callable[[list[str]], f
             f"  {name:22} {median * 1000:7.0f} ms  ({min(values) * 1000:.0f}–"
             f"{max(values) * 1000:.0f})  {median / base:.2f}×"
         )
-    ratio = max(statistics.median(values) for values in times.values()) / base
+    ratio = statistics.median(times["tuibot"]) / base  # below 1 when tuibot paints first
     for goal, issue in ((1.3, 5), (1.15, 19)):
         print(f"goal tuibot <= {goal}x the minimal app (issue {issue}): "
               f"{'PASS' if ratio <= goal else 'FAIL'} ({ratio:.2f}x)")  # fmt: skip
