@@ -8,8 +8,8 @@ the list: ``python tests/engine_reach.py [--all]``. It follows names, not values
 alias (``manager = engine.delegations``) counts as the one-part chain it was made from.
 
 What counts as a chain: an attribute path starting at a name ``engine`` or at an
-attribute ``.engine`` (``self.engine``, ``app.engine``), up to the first call or
-non-attribute: ``engine.delegations.journal.all()`` is ``delegations.journal.all``.
+attribute ``.engine`` (``self.engine``, ``app.engine``; ``_engine`` as well), up to the
+first call or non-attribute: ``engine.delegations.journal.all()`` is ``delegations.journal.all``.
 ``getattr(engine, "mcp", None)`` with a constant name is the chain ``mcp``: the same
 reach, spelled so that an attribute walk would miss it.
 A chain is *deep* when it has more than one part.
@@ -33,6 +33,8 @@ FRONT_ENDS = (
     "tuibot/frontends/headless.py",
 )
 """Where the front ends live (the CLI's ``commands`` build the engine for ``ask``)."""
+ENGINE_NAMES = frozenset({"engine", "_engine"})
+"""How front ends name the engine they were given."""
 ALLOWED_DEEP = frozenset({"events.listen"})
 """Deep chains that are the engine's own public surface: listening to its events.
 
@@ -59,9 +61,9 @@ class Reach:
 
 
 def _is_engine(node: ast.expr) -> bool:
-    """``engine`` or ``<anything>.engine``."""
-    return (isinstance(node, ast.Name) and node.id == "engine") or (
-        isinstance(node, ast.Attribute) and node.attr == "engine"
+    """``engine`` or ``<anything>.engine``, also spelled ``_engine`` (a private attribute)."""
+    return (isinstance(node, ast.Name) and node.id in ENGINE_NAMES) or (
+        isinstance(node, ast.Attribute) and node.attr in ENGINE_NAMES
     )
 
 

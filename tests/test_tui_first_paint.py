@@ -28,6 +28,7 @@ from tui_helpers import SIZE, make_app, ready, until
 from tuibot.tui.app import TuibotApp
 from tuibot.tui.later_panes import ConversationSlot
 from tuibot.tui.widgets.composer import Composer
+from tuibot.tui.widgets.footer import AppFooter
 
 NOT_BEFORE_FIRST_PAINT = (
     # `tuibot` with no command parses only the app's options: no command is registered
@@ -226,3 +227,43 @@ async def test_keys_typed_ahead_of_the_conversation_reach_it(
         assert app.conversation.is_mounted and app.show_reasoning and app.show_tool_output
         assert app.session.take_early_input() == [(None, "typed ahead")]
         assert app.return_code is None
+
+
+async def test_the_footer_keys_are_drawn_before_the_heavy_start(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The footer's keys come a refresh or two after the rest of the first frame, and a
+    person sees the frame whole only with them: the conversation, the hidden panes and
+    the engine (a few hundred ms of imports) wait until they are drawn."""
+    from tuibot.tui.actions import lifecycle
+
+    screens: list[str] = []
+
+    def conversation_in(slot: ConversationSlot) -> Any:
+        screens.append(slot.app.export_screenshot())  # what has been drawn so far
+        return real(slot)
+
+    real = lifecycle.conversation_in
+    monkeypatch.setattr(lifecycle, "conversation_in", conversation_in)
+    app = make_app("http://127.0.0.1:9/v1")
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+
+    assert len(screens) == 1 and "palette" in screens[0] and "Help" in screens[0]
+
+
+async def test_the_footer_keeps_its_keys_when_they_would_not_change() -> None:
+    """Textual rebuilds the footer on every focus or bindings change (five times as the
+    app starts, ~40 ms each); a rebuild that would show the same keys is skipped."""
+    app = make_app("http://127.0.0.1:9/v1")
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        footer = app.query_one(AppFooter)
+        keys = list(footer.children)
+
+        await footer.recompose()
+        assert list(footer.children) == keys
+
+        app.query_one("#chats").focus()  # other keys: rebuilt
+        await pilot.pause()
+        assert list(footer.children) != keys

@@ -140,3 +140,28 @@ async def test_the_key_bar_offers_only_the_keys_that_do_something_for_the_select
         await pilot.press("k")
         await until(pilot, lambda: not {"c", "a", "p"} & offered_keys(app))
         await finish(pilot, app)
+
+
+async def test_an_empty_queue_offers_no_keys_that_answer_a_request(
+    server: ScriptedServer,
+) -> None:
+    """With nothing waiting, y / c / a / p / n / q and Enter would do nothing: the footer
+    leaves them out, offers them once a request arrives, and drops them again after."""
+    server.responder = exec_responder
+    app = make_app(server)
+    answering = {"y", "c", "a", "p", "n", "q", "enter"}
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await pilot.press("ctrl+g")
+        pane = app.query_one(ApprovalsPane)
+        await until(pilot, lambda: pane.has_focus)
+        await pilot.pause()
+        assert pane.selected is None
+        assert not answering & offered_keys(app), offered_keys(app)
+        await run(app, chat_of(app), "echo plain words")
+        await request_in(pilot, app)
+        await until(pilot, lambda: answering <= offered_keys(app))
+        await pilot.press("n")
+        await until(pilot, lambda: not pane.request_ids)
+        await until(pilot, lambda: not answering & offered_keys(app))
+        await finish(pilot, app)

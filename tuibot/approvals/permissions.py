@@ -68,9 +68,12 @@ class Permission:
     hidden: tuple[str, ...] = field(default=())
     """Hidden characters found in the request, spelled out."""
     shown_arguments: tuple[str, ...] = ()
-    """Arguments the subject already shows: a path written as simply the resolved path
-    (``.env`` for ``/work/.env``), so a prompt does not show the same file twice. A path
-    written any other way (``..``, ``~``, through a symlink) is not listed: shown too."""
+    """Arguments the rule has shown whole under their own name, as the subject or a
+    field: exec's ``command``, a URL, a request's ``method``/``headers``/``body``, a path
+    written as simply the resolved path (``.env`` for ``/work/.env``). Only these are left
+    out of the arguments listed below; every other one is shown, even when its value
+    equals something shown above. A path written any other way (``..``, ``~``, through a
+    symlink) is not listed: shown too."""
 
     def checked(self, arguments: object) -> Permission:
         """This permission, made once-only when the request hides characters anywhere."""
@@ -88,8 +91,12 @@ class Permission:
         )
 
 
-def exec_permission(command: str, workspace: str) -> Permission:
-    """Running ``command``: a grant covers exactly it, or a prefix chosen explicitly."""
+def exec_permission(command: str, workspace: str, argument: str = "command") -> Permission:
+    """Running ``command``: a grant covers exactly it, or a prefix chosen explicitly.
+
+    ``argument`` names the call's argument that holds ``command`` exactly (shown as the
+    subject, so not listed again).
+    """
     return Permission(
         kind="exec",
         question=f"Run this shell command in {workspace}?",
@@ -97,6 +104,7 @@ def exec_permission(command: str, workspace: str) -> Permission:
         grant_key=f"exec:{command}",
         covers="exactly this command",
         prefixes=prefix_choices(command),
+        shown_arguments=(argument,),
     )
 
 
@@ -222,18 +230,12 @@ def permission_details(permission: Permission) -> dict[str, Any]:
 
 
 def unshown_arguments(arguments: dict[str, Any], permission: dict[str, Any]) -> dict[str, Any]:
-    """The arguments not already shown as the permission's subject or one of its fields
-    (or listed as spelling the subject plainly, ``shownArguments``).
+    """The arguments the permission has not shown under their own name (``shownArguments``).
 
-    ``permission`` is the details form (:func:`permission_details`).
+    Names only, never values: an argument whose value merely equals the subject or a
+    field (a file's ``content`` that is its own path) is still listed, or a person would
+    approve something they never saw. ``permission`` is the details form
+    (:func:`permission_details`).
     """
-    shown = {permission.get("subject")} | {value for _, value in permission.get("fields") or []}
-    spelled = set(permission.get("shownArguments") or ())
-    kept = {}
-    for name, value in arguments.items():
-        if name in spelled:
-            continue
-        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, indent=2)
-        if text not in shown:
-            kept[name] = value
-    return kept
+    shown = set(permission.get("shownArguments") or ())
+    return {name: value for name, value in arguments.items() if name not in shown}

@@ -8,7 +8,8 @@ TUI's starts Textual workers grouped per chat; ``ask`` and tests use asyncio tas
 Front ends read through :attr:`Engine.view` (frozen records, :mod:`tuibot.engine.view`).
 The engine builds the parts and wires them; the work is theirs: turns in
 :mod:`tuibot.engine.turns` (when) and :mod:`tuibot.engine.prepare` (what), providers and
-clients in :mod:`tuibot.engine.providers`, memory in :mod:`tuibot.engine.memory`.
+clients in :mod:`tuibot.engine.providers` (a chat's model and route:
+:mod:`tuibot.engine.routing`), memory in :mod:`tuibot.engine.memory`.
 """
 
 from __future__ import annotations
@@ -21,12 +22,13 @@ from typing import TYPE_CHECKING, Any
 
 from tuibot.approvals import ApprovalQueue, Decision
 from tuibot.approvals.grants import GrantStore
-from tuibot.bots import Bot, BotDirectory
+from tuibot.bots import BotDirectory
 from tuibot.delegation.journal import DelegationJournal
 from tuibot.delegation.manager import DelegationManager
 from tuibot.engine.commands import FrontEndCommands
 from tuibot.engine.memory import MemoryKeeper
 from tuibot.engine.providers import Providers
+from tuibot.engine.routing import ModelRouting
 from tuibot.engine.tool_sources import ToolSources
 from tuibot.engine.turns import Cancellable, ChatState, Outcome, Runner, TurnRunner
 from tuibot.engine.view import EngineView
@@ -39,11 +41,8 @@ from tuibot.events import (
     TextDelta,
     TurnFinished,
 )
-from tuibot.llm.parts import ModelClient
-from tuibot.llm.select import Route
 from tuibot.memory import MemoryStore
-from tuibot.model_choice import Listing, chat_model, choose, model_command
-from tuibot.model_choice import listing as model_listing
+from tuibot.model_choice import model_command
 from tuibot.settings import ProviderSettings, Settings
 from tuibot.skills.catalog import SkillCatalog
 from tuibot.skills.loader import default_roots
@@ -75,11 +74,12 @@ def task_runner(
     return asyncio.get_running_loop().create_task(coro, name=f"{group}: {description}")
 
 
-class Engine(FrontEndCommands, ToolSources):
+class Engine(FrontEndCommands, ToolSources, ModelRouting):
     """Owns settings, storage, tools, approvals and model clients; runs turns.
 
     Front ends send commands through its methods (the small ones in
-    :class:`~tuibot.engine.commands.FrontEndCommands`) and read through :attr:`view`.
+    :class:`~tuibot.engine.commands.FrontEndCommands`, a chat's model and route in
+    :class:`~tuibot.engine.routing.ModelRouting`) and read through :attr:`view`.
     """
 
     def __init__(
@@ -372,42 +372,3 @@ class Engine(FrontEndCommands, ToolSources):
     def memory_for(self, bot: str) -> MemoryStore:
         """The bot's memory store (one per bot, so saves from parallel calls serialise)."""
         return self.memory.memory_for(bot)
-
-    def bot_of_chat(self, meta: ChatMeta) -> Bot:
-        """The bot a chat belongs to (the default bot when that one is gone)."""
-        return self.bots.get(meta.bot) or self.bots.default
-
-    def model_of(self, meta: ChatMeta) -> tuple[str, str]:
-        """(model, provider) the chat's next turn uses; provider "" = chosen by the model."""
-        return chat_model(meta, self.bot_of_chat(meta))
-
-    async def chat_models(self, chat: str, provider: str | None = None) -> Listing:
-        """What the chat's provider (or ``provider``) serves (ChoiceError when it cannot say)."""
-        return await model_listing(self, chat, provider)
-
-    async def choose_model(
-        self, chat: str, model: str | None = None, provider: str | None = None
-    ) -> str:
-        """Switch the chat's model and/or provider, checked (see :mod:`tuibot.model_choice`)."""
-        return await choose(self, chat, model, provider)
-
-    def route_for(self, model: str, provider: str | None = None) -> Route:
-        """The provider for ``model`` (raises ConfigError with the keyring's complaint).
-
-        ``provider`` is a bot's: a name picks it outright, "" chooses by the model, and
-        None keeps ``agent.provider``.
-        """
-        return self.providers.route_for(model, provider)
-
-    async def resolve_route(self, model: str, provider: str | None = None) -> Route:
-        """:meth:`route_for`, after asking the server once whether it is Ollama (then the
-        route speaks Ollama's native API; see :mod:`tuibot.llm.ollama_detect`)."""
-        return await self.providers.resolve(model, provider)
-
-    def client_for(self, provider: ProviderSettings) -> ModelClient:
-        """One client per provider, made on first use."""
-        return self.providers.client_for(provider)
-
-    def with_provider_override(self, origin: str, **changes: Any) -> None:
-        """Apply CLI flags such as ``--base-url`` to the provider the model routes to."""
-        self.settings = self.providers.overridden(origin, **changes)

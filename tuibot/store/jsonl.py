@@ -21,14 +21,32 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from contextlib import suppress
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from tuibot.store.atomic import replace_file, sync_folder, write_all
+from tuibot.store.jsonl_parse import Check, LineProblem, Parsed, ReadResult, parse_lines
+from tuibot.store.jsonl_parse import parse_bytes as _parse
+
+__all__ = [
+    "HEAD_LIMIT",
+    "Check",
+    "LineProblem",
+    "ReadResult",
+    "StorageError",
+    "append_lines",
+    "create_lines",
+    "encode_record",
+    "parse_lines",
+    "read_head",
+    "read_lines",
+    "rewrite_head",
+    "rewrite_lines",
+    "sidecar_path",
+]
 
 _O_BINARY = getattr(os, "O_BINARY", 0)
 """Windows would otherwise translate newlines in ``os.open`` files."""
@@ -38,9 +56,6 @@ HEAD_LIMIT = 1 << 20
 """The longest first line :func:`read_head` reads; a header is far smaller."""
 _RETRIES = 3
 """How often a repair is retried when the file changes under it."""
-
-Check = Callable[[dict[str, Any]], str | None]
-"""Extra validation for ``read_lines``: the reason a parsed record is bad, or None."""
 
 
 class StorageError(Exception):
@@ -69,26 +84,6 @@ class StorageError(Exception):
         """The cause alone, e.g. ``No space left on device``."""
         self.errno = errno
         """The OS error number, when the cause was an ``OSError``."""
-
-
-@dataclass(frozen=True)
-class LineProblem:
-    """A line that could not be used: where it was, what it said, and why it was refused."""
-
-    line: int
-    """1-based line number in the file as it was read; 0 for a problem with the whole file."""
-    text: str
-    """The line's text (undecodable bytes kept as surrogate escapes)."""
-    reason: str
-    """Why the line was refused, for a person to read."""
-
-
-@dataclass
-class ReadResult:
-    """The usable records of a file, in order, and the lines that were refused."""
-
-    records: list[dict[str, Any]]
-    problems: list[LineProblem] = field(default_factory=list)
 
 
 def sidecar_path(path: Path) -> Path:
@@ -297,80 +292,6 @@ def read_head(path: Path) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
-@dataclass
-class _Parsed:
-    """What a pass over the bytes found, plus the good lines' bytes for a rewrite."""
-
-    result: ReadResult
-    kept: list[bytes]
-    """The good lines, without their newlines."""
-
-
-def _parse_line(raw: bytes, check: Check | None) -> tuple[dict[str, Any] | None, str]:
-    """A record, or None and the reason it was refused."""
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        return None, f"not valid UTF-8 (byte {exc.start + 1})"
-    try:
-        value = json.loads(text)
-    except json.JSONDecodeError as exc:
-        return None, f"invalid JSON: {exc.msg} (column {exc.colno})"
-    except (ValueError, RecursionError) as exc:
-        return None, f"invalid JSON: {exc}"
-    if not isinstance(value, dict):
-        return None, f"not a JSON object (a {type(value).__name__})"
-    reason = check(value) if check is not None else None
-    return (None, reason) if reason else (value, "")
-
-
-_DECODER = json.JSONDecoder()
-"""The decoder ``json.loads`` uses when given no options (see :func:`_parse`)."""
-
-
-def _parse(data: bytes, check: Check | None) -> _Parsed:
-    """Split on ``\\n`` only (never ``splitlines``: JSON text may hold U+2028 or \\r).
-
-    A long chat is loaded at every turn, so the common line takes a short path: one
-    ``raw_decode`` that must consume the whole line (what ``json.loads`` does, less its
-    per-call checks). Anything else — bad UTF-8, leading or trailing whitespace, invalid
-    JSON, a non-object — goes through :func:`_parse_line` for the exact reason.
-    """
-    pieces = data.split(b"\n")
-    tail = pieces.pop()  # b"" when the file ends in a newline
-    parsed = _Parsed(ReadResult([], []), [])
-    records, kept, raw_decode = parsed.result.records, parsed.kept, _DECODER.raw_decode
-    last = len(pieces) + 1
-    for number, raw in enumerate([*pieces, tail] if tail else pieces, start=1):
-        if not raw or raw.isspace():
-            continue
-        try:
-            text = raw.decode("utf-8")
-            value, end = raw_decode(text)
-        except (ValueError, RecursionError):  # UnicodeDecodeError, JSONDecodeError
-            value, end, text = None, -1, ""
-        if end == len(text) and type(value) is dict:  # check is called once a line
-            reason = (check(value) if check is not None else None) or ""
-            record = None if reason else value
-        else:
-            record, reason = _parse_line(raw, check)
-        if record is not None:
-            records.append(record)
-            kept.append(raw)
-            continue
-        if number == last and reason.startswith(("invalid JSON", "not valid UTF-8")):
-            reason = f"incomplete last line, a write was cut off ({reason})"
-        text = raw.decode("utf-8", "surrogateescape")
-        parsed.result.problems.append(LineProblem(number, text, reason))
-    return parsed
-
-
-def parse_lines(data: bytes, check: Check | None = None) -> ReadResult:
-    """The records of whole JSONL lines in ``data`` and the lines refused, as
-    :func:`read_lines` reads a file (a chat's tail is read this way, from bytes)."""
-    return _parse(data, check).result
-
-
 def _read_bytes(path: Path) -> tuple[bytes, object]:
     try:
         with open(path, "rb") as handle:
@@ -401,7 +322,7 @@ def read_lines(path: Path, *, set_aside: bool = True, check: Check | None = None
     raise _changing("repair", path)
 
 
-def _set_aside(path: Path, parsed: _Parsed, stamp: object) -> bool:
+def _set_aside(path: Path, parsed: Parsed, stamp: object) -> bool:
     """Keep the bad lines in the sidecar, then drop them from the file (in that order)."""
     if _stamp(path) != stamp:
         return False

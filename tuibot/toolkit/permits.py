@@ -96,6 +96,7 @@ def fetch_permission(url: object, what: str = "Fetch a page from") -> Permission
         subject=str(url),
         grant_key=host_key(host),
         covers=f"plain GET/HEAD requests to {host}",
+        shown_arguments=("url",),
     )
 
 
@@ -103,7 +104,7 @@ def request_permission(
     url: object, method: object, headers: object, body: object
 ) -> Permission | None:
     """``http_request``: a plain GET/HEAD asks per host; anything carrying data always asks."""
-    method = str(method or "GET").upper()
+    written, method = method, str(method or "GET").upper()
     carries = method not in PLAIN_METHODS or bool(body) or bool(headers)
     if not carries:
         return fetch_permission(url, f"Send a {method} request to")
@@ -120,7 +121,24 @@ def request_permission(
         grant_key=None,
         fields=tuple(fields),
         why_once="it sends data (a method other than GET/HEAD, a body or headers)",
+        shown_arguments=_shown_as_written(url, written, headers, body, method),
     )
+
+
+def _shown_as_written(
+    url: object, written: object, headers: object, body: object, method: str
+) -> tuple[str, ...]:
+    """The request's arguments shown above exactly as they would be listed: the URL as
+    the subject, the method, headers and body as fields (``post`` shown as ``POST`` is
+    not exactly the argument, so it is listed too)."""
+    names = ["url"] if isinstance(url, str) else []
+    if written == method:
+        names.append("method")
+    if headers and isinstance(headers, dict):
+        names.append("headers")
+    if body and isinstance(body, str):
+        names.append("body")
+    return tuple(names)
 
 
 def redirect_allowed(origin_host: str, next_host: str) -> bool:

@@ -22,6 +22,7 @@ from tuibot.tui.later_panes import ConversationSlot, conversation_in, later_pane
 from tuibot.tui.messages import EngineReady
 from tuibot.tui.render.gc_quiet import GC_QUIET, first_frame_shown
 from tuibot.tui.runner import worker_runner
+from tuibot.tui.widgets.footer import AppFooter
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -39,6 +40,9 @@ if TYPE_CHECKING:
     _AppBase = App[int]
 else:
     _AppBase = object
+
+FOOTER_WAIT_S = 0.5
+"""At most this long after the first frame, the heavy start waits for the footer's keys."""
 
 
 class LifecycleCommands(_AppBase):
@@ -85,6 +89,8 @@ class LifecycleCommands(_AppBase):
         it), and the panes before any engine event can reach them: this handler ends
         before the app handles ``EngineReady``."""
         first_frame_shown()
+        # The footer's keys come a refresh or two after the rest: let them be drawn first.
+        await self.query_one(AppFooter).drawn(timeout=FOOTER_WAIT_S)
         if not self.query("#conversation"):  # nothing asked for it yet: in its place now
             await conversation_in(self.query_one(ConversationSlot))[1]
         self.watch_themes()

@@ -45,6 +45,10 @@ EMPTY_TEXT = (
 )
 SETTLE_S = 0.5
 """Seconds a request that moved into place after a decision ignores the decision keys."""
+_ANSWERS = frozenset(
+    {"allow_once", "allow_chat", "allow_always", "allow_broader", "deny", "ask", "open"}
+)
+"""Actions that act on the selected request: not offered while none is selected."""
 
 
 class RequestCard(Vertical):
@@ -278,8 +282,11 @@ class ApprovalsPane(VerticalScroll):
             self._decide(Decision(True, "lifetime", reason="allowed always"))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Hide c / a (and p) where they would keep nothing: the key bar offers only what
-        the selected request can be answered with."""
+        """Hide what would do nothing: every answer (and Enter) while no request is
+        selected, and c / a (and p) where they would keep nothing. The key bar offers
+        only what the selected request can be answered with."""
+        if action in _ANSWERS and self._cards.get(self.selected or "") is None:
+            return False
         if action in ("allow_chat", "allow_always", "allow_broader"):
             return self._grant_refusal(broader=action == "allow_broader") is None
         return True

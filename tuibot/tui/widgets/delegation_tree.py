@@ -7,8 +7,9 @@ against the limits) and, while paused, why and what it waits for. Ended work fol
 
 Lines are drawn from frozen :class:`~tuibot.delegation.records.Delegation` records to
 whatever width the pane has, so the same tree reads at ~60 columns and zoomed. Running
-work's time moves between events: one timer, at most once a second and only while the
-tree is on screen, redraws the bar lines of running work (no timer per node).
+work's time moves between events (:mod:`tuibot.tui.work_clock`): one timer, at most once
+a second and only while the tree is on screen, redraws the bar lines of running work (no
+timer per node).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from tuibot.tui import clock
 from tuibot.tui.messages import OpenChat
 from tuibot.tui.text import bars
 from tuibot.tui.text import delegation_lines as lines
+from tuibot.tui.work_clock import WorkClock
 
 if TYPE_CHECKING:
     from tuibot.engine import Engine
@@ -137,8 +139,8 @@ class DelegationTree(Tree[DelegationNode]):
         self._titles: dict[str, str] = {}
         self._task_chats: dict[str, str] = {}
         """Task chat → the delegation (latest round) working in it."""
-        self._since: dict[str, float] = {}
-        """Running delegation → when its recorded time last moved (its clock's start)."""
+        self._clock = WorkClock()
+        """Running work's time, moved between records (what the usage lines draw)."""
         self._hint: TreeNode[DelegationNode] | None = None
         """The "no delegated work yet" line, while there is no work to show."""
 
@@ -198,11 +200,7 @@ class DelegationTree(Tree[DelegationNode]):
 
     def time_used_ms(self, record: Delegation) -> int:
         """Time counted against the limits, with the running clock added live."""
-        used = record.used().time_ms
-        since = self._since.get(record.id)
-        if record.status == "running" and since is not None:
-            used += max(int((clock.now() - since) * 1000), 0)
-        return used
+        return self._clock.used_ms(record)
 
     def _record_at_cursor(self) -> Delegation | None:
         node = self.cursor_node
@@ -214,7 +212,7 @@ class DelegationTree(Tree[DelegationNode]):
         """Show the new version of a delegation, adding its line the first time."""
         old = self._records.get(record.id)
         self._records[record.id] = record
-        self._follow_clock(old, record)
+        self._clock.follow(old, record)
         if record.chat:
             known = self._records.get(self._task_chats.get(record.chat, ""))
             if known is None or known.created <= record.created:
@@ -229,15 +227,6 @@ class DelegationTree(Tree[DelegationNode]):
             root.refresh()
         self._ticker_on(any(r.status == "running" for r in self._records.values()))
         self._show_hint()
-
-    def _follow_clock(self, old: Delegation | None, record: Delegation) -> None:
-        """Its time clock restarts whenever the recorded time moves or it starts running."""
-        if record.status != "running":
-            self._since.pop(record.id, None)
-        elif old is None:
-            self._since[record.id] = min(clock.now(), record.updated)
-        elif old.status != "running" or old.usage.time_ms != record.usage.time_ms:
-            self._since[record.id] = clock.now()
 
     def _add(self, record: Delegation) -> TreeNode[DelegationNode]:
         parent = self._giver_node(record)
@@ -291,7 +280,7 @@ class DelegationTree(Tree[DelegationNode]):
 
     def _title(self, chat: str) -> str:
         if chat not in self._titles and self._engine is not None:
-            self._titles.update((m.id, m.title) for m in self._engine.chats.list())
+            self._titles.update((m.id, m.title) for m in self._engine.view.chats())
             self._titles.setdefault(chat, "")
         return bars.chat_title(self._titles.get(chat) or chat)
 

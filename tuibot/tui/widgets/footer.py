@@ -4,9 +4,18 @@ Textual's footer lists the focused pane's keys first and the app's after them; a
 columns the list runs out of room before "f1 Help", the one key that leads to all the
 others. Help goes first (as in htop or mc), and below 120 columns the keys are drawn
 compact, so more of them fit.
+
+Its keys are the last part of the app's first frame to appear: Textual composes them
+only after the first refresh, and rebuilds them on every change of focus or bindings
+(five times as the app starts, ~40 ms each). So a rebuild that would show the same keys
+is skipped, and :meth:`AppFooter.drawn` lets the app's start wait for the keys to be on
+the screen before it does its heavy work (see ``LifecycleCommands.on_ready``).
 """
 
 from __future__ import annotations
+
+import asyncio
+import contextlib
 
 from textual import events
 from textual.app import ComposeResult
@@ -21,11 +30,46 @@ COMPACT_BELOW = 120
 class AppFooter(Footer):
     """Textual's footer with the help key moved to the front."""
 
+    def __init__(self) -> None:
+        super().__init__()
+        self.keys_drawn = asyncio.Event()
+        """Set once a frame showing the keys has been drawn."""
+        self._composed: tuple[object, ...] | None = None
+        """What the keys on screen show (:meth:`shown`); None before the first keys."""
+
     def compose(self) -> ComposeResult:
         keys = list(super().compose())
         first = [key for key in keys if getattr(key, "action", None) == HELP_ACTION]
         yield from first
         yield from (key for key in keys if key not in first)
+
+    def shown(self) -> tuple[object, ...]:
+        """Everything the keys show: each shown binding, enabled or not, and the palette."""
+        bindings = self.screen.active_bindings.values()
+        keys = ((b, enabled, tip) for _, b, enabled, tip in bindings if b.show)
+        return (self.show_command_palette, *keys)
+
+    async def recompose(self) -> None:
+        """Rebuild the keys, unless they would show what they show already."""
+        if not self.is_attached:
+            return
+        shown = self.shown()
+        if shown == self._composed:
+            return
+        await super().recompose()
+        if not self.children:  # composed before the bindings were ready: nothing shown
+            return
+        self._composed = shown
+        if not self.keys_drawn.is_set():
+            self.call_after_refresh(self.keys_drawn.set)
+
+    async def drawn(self, timeout: float) -> None:
+        """Wait until the keys are on the screen, or ``timeout`` seconds (a footer that is
+        hidden, or an app without focus, may not compose them until later)."""
+        if not self.display or not self.app.app_focus:
+            return
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.keys_drawn.wait(), timeout)
 
     def on_resize(self, event: events.Resize) -> None:
         """Compact keys on a narrow terminal."""

@@ -322,7 +322,7 @@ class ToolLog(Vertical):
 
     def _learn_title(self, chat: str) -> None:
         if self._engine is not None:
-            self._titles.update((m.id, m.title) for m in self._engine.chats.list())
+            self._titles.update((m.id, m.title) for m in self._engine.view.chats())
         self._titles.setdefault(chat, "")
 
     def _style(self, name: str) -> Any:
