@@ -5,6 +5,8 @@ quote that is still growing is unmounted and mounted again every frame: thirty w
 for a short list, a stall on a slow machine. :class:`LiveTail` parses its (small) text
 each frame and updates the mounted blocks where they differ: new text of a paragraph,
 one more list item, one more table row. Only blocks whose kind changed are replaced.
+Its lists are the light ones of :mod:`.light_list` (an item of one paragraph is one
+widget), and so are those of the answer's staging area, which is a LiveTail too.
 
 It relies on Markdown block internals (Textual 8.2.x, reached through
 :mod:`tuibot.tui.compat`); block kinds come from the public ``Markdown.BLOCKS``. The tests
@@ -22,13 +24,21 @@ from textual.widget import Widget
 from textual.widgets.markdown import Markdown, MarkdownBlock, MarkdownFence
 
 from tuibot.tui import compat
+from tuibot.tui.widgets.light_list import (
+    ITEMS,
+    LIGHT_BLOCKS,
+    LightList,
+    ListParagraph,
+    bullet_symbols,
+    light_row,
+    row_kind,
+)
 
 _KINDS = Markdown.BLOCKS
 TEXT_BLOCKS = (_KINDS["paragraph_open"], *(_KINDS[f"h{level}"] for level in range(1, 7)))
 """Paragraphs and headings: blocks whose whole content is one piece of text."""
 ORDERED_LIST = _KINDS["ordered_list_open"]
 LISTS = (_KINDS["bullet_list_open"], ORDERED_LIST)
-LIST_ITEMS = (_KINDS["list_item_ordered_open"], _KINDS["list_item_unordered_open"])
 TABLE = _KINDS["table_open"]
 QUOTE = _KINDS["blockquote_open"]
 
@@ -56,6 +66,9 @@ def _blocks_of(container: Widget) -> list[MarkdownBlock]:
 
 class LiveTail(Markdown):
     """A small Markdown document that is shown again, changed, many times a second."""
+
+    BLOCKS = LIGHT_BLOCKS
+    """Lists draw a one-paragraph item as one widget (:mod:`.light_list`)."""
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -120,6 +133,8 @@ class LiveTail(Markdown):
             await self._replace(old, new)
 
     async def _replace(self, old: Widget, new: Widget) -> None:
+        if isinstance(old, LightList) and isinstance(new, LightList) and old.nested_in:
+            new.make_nested(old.nested_in)  # a nested list keeps its place in the row
         parent = old.parent
         assert isinstance(parent, Widget)
         await parent.mount(new, after=old)
@@ -139,46 +154,58 @@ class LiveTail(Markdown):
 
     async def _merge_list(self, old: MarkdownBlock, new: MarkdownBlock) -> None:
         """Update a list item by item; new items are added at its end."""
-        rows = [child for child in old.children if isinstance(child, Horizontal)]
-        items = [block for block in compat.child_blocks(new) if isinstance(block, LIST_ITEMS)]
+        rows = list_rows(old)
+        items = [block for block in compat.child_blocks(new) if isinstance(block, ITEMS)]
         symbols = bullet_symbols(new, items)
-        shown = [_bullet_of(row) for row in rows]
+        shown = [_bullet_of(row[0]) for row in rows]
         if shown != symbols[: len(shown)]:
             await self._replace(old, new)  # numbering changed (the column got wider)
             return
-        for row, item in zip(rows, items, strict=False):
-            body = row.children[-1] if row.children else None
-            if isinstance(body, Vertical):
-                await self._merge(body, compat.child_blocks(item))
+        for row, item, symbol in zip(rows, items, symbols, strict=False):
+            await self._merge_row(row, item, symbol)
         if len(items) > len(rows):
-            fresh = [_row(symbols[i], items[i]) for i in range(len(rows), len(items))]
+            fresh = [
+                w for i in range(len(rows), len(items)) for w in light_row(symbols[i], items[i])
+            ]
             await old.mount_all(fresh)
         elif len(rows) > len(items):
-            await old.remove_children(rows[len(items) :])
+            await old.remove_children([w for row in rows[len(items) :] for w in row])
+
+    async def _merge_row(self, row: list[Widget], item: MarkdownBlock, symbol: str) -> None:
+        """Update one list row in place where its shape is the same, else build it again."""
+        blocks = compat.child_blocks(item)
+        kind = row_kind(blocks)
+        head = row[0]
+        if kind and len(row) == kind and isinstance(head, ListParagraph):
+            await self._merge_block(head, blocks[0])
+            if kind == 2 and type(row[1]) is type(blocks[1]):
+                await self._merge_block(row[1], blocks[1])
+                return
+            if kind == 1:
+                return
+        elif not kind and isinstance(head, Horizontal):
+            body = head.children[-1] if head.children else None
+            if isinstance(body, Vertical):
+                await self._merge(body, blocks)
+            return
+        parent = head.parent
+        assert isinstance(parent, Widget)
+        await parent.mount_all(light_row(symbol, item), after=row[-1])
+        await parent.remove_children(row)
 
 
-def bullet_symbols(parsed: MarkdownBlock, items: list[MarkdownBlock]) -> list[str]:
-    """The bullets a list's compose gives its items (ordered lists are numbered)."""
-    if not isinstance(parsed, ORDERED_LIST):
-        return [_bullet(item) for item in items]
-    try:
-        start = int(_bullet(items[0])) if items else 1
-    except ValueError:
-        start = 1
-    numbers = range(start, start + len(items))
-    size = max((len(f"{number}. ") for number in numbers), default=0)
-    return [f"{number}. ".rjust(size + 1) for number in numbers]
-
-
-def _bullet(item: MarkdownBlock) -> str:
-    """A parsed list item's bullet (``MarkdownListItem.bullet``; the class is not exported)."""
-    return str(getattr(item, "bullet", ""))
+def list_rows(shown: Widget) -> list[list[Widget]]:
+    """A mounted light list's rows: the widgets of each item (see ``light_row``)."""
+    rows: list[list[Widget]] = []
+    for child in shown.children:
+        if isinstance(child, LightList) and child.nested_in and rows:
+            rows[-1].append(child)
+        elif isinstance(child, (Horizontal, ListParagraph)):
+            rows.append([child])
+    return rows
 
 
 def _bullet_of(row: Widget) -> str | None:
+    if isinstance(row, ListParagraph):
+        return row.symbol
     return compat.bullet_symbol(row.children[0] if row.children else None)
-
-
-def _row(symbol: str, item: MarkdownBlock) -> Horizontal:
-    """One list row, built as the list's own compose builds it."""
-    return Horizontal(compat.make_bullet(symbol), Vertical(*compat.child_blocks(item)))
