@@ -22,6 +22,7 @@ from textual.widget import Widget
 from textual.widgets.markdown import Markdown, MarkdownBlock, MarkdownFence
 
 from tuibot.tui import compat
+from tuibot.tui.widgets.lean import LeanContainer
 
 _KINDS = Markdown.BLOCKS
 TEXT_BLOCKS = (_KINDS["paragraph_open"], *(_KINDS[f"h{level}"] for level in range(1, 7)))
@@ -54,7 +55,7 @@ def _blocks_of(container: Widget) -> list[MarkdownBlock]:
     return [child for child in container.children if isinstance(child, MarkdownBlock)]
 
 
-class LiveTail(Markdown):
+class LiveTail(LeanContainer, Markdown):
     """A small Markdown document that is shown again, changed, many times a second."""
 
     def __init__(self, **kwargs: Any) -> None:
