@@ -15,16 +15,18 @@ caller is told in the docstring; those uses have their own behaviour tests.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from textual.binding import BindingsMap
 from textual.dom import DOMNode
+from textual.geometry import Size
 
 if TYPE_CHECKING:
     from markdown_it.token import Token
     from textual.app import App
     from textual.content import Content
-    from textual.geometry import Region, Size
+    from textual.geometry import Region
+    from textual.layout import DockArrangeResult
     from textual.map_geometry import MapGeometry
     from textual.strip import Strip
     from textual.widget import Widget
@@ -39,6 +41,9 @@ PRIVATE_NAMES: list[tuple[str, str]] = [
     ("textual.screen", "Screen._compositor"),
     ("textual.widget", "Widget._size_updated"),
     ("textual.widget", "Widget._anchor_released"),
+    ("textual.widget", "Widget._arrangement_cache"),
+    ("textual.dom", "DOMNode._nodes"),
+    ("textual._node_list", "NodeList._updates"),
     ("textual._animator", "Animator._animations"),
     ("textual._animator", "SimpleAnimation"),
     ("textual.widgets._markdown", "MarkdownBullet"),
@@ -107,6 +112,20 @@ def render_detached(widget: Widget, size: Size) -> list[Strip]:
     finally:
         for child in placed:
             screen_map.pop(child, None)
+
+
+def cached_arrangement(widget: Widget, size: Size) -> DockArrangeResult | None:
+    """The layout of ``widget``'s children that Textual made at ``size`` and still keeps.
+
+    Textual keeps a few, until a child changes or the children do. Private:
+    ``Widget._arrangement_cache`` (keyed by size, the children's update count and
+    ``optimal``) and ``_nodes._updates``. Fallback: None (the caller lays out as usual).
+    """
+    cache = getattr(widget, "_arrangement_cache", None)
+    updates = getattr(widget._nodes, "_updates", None)
+    if cache is None or updates is None:
+        return None
+    return cast("DockArrangeResult | None", cache.get((size, updates, False)))
 
 
 # -- scrolling ---------------------------------------------------------------------------

@@ -41,6 +41,7 @@ from tuibot.tui.widgets.frozen import (
     render_detached,
     render_with_regions,
 )
+from tuibot.tui.widgets.lean import LeanContainer
 from tuibot.tui.widgets.live_fence import LiveFence
 from tuibot.tui.widgets.tail import LiveTail
 
@@ -80,7 +81,7 @@ def collapse_top(first: Widget | None, above: int) -> None:
         )
 
 
-class AnswerView(Vertical):
+class AnswerView(LeanContainer, Vertical):
     """One assistant answer: rendered at once (history) or streamed (``live``)."""
 
     DEFAULT_CSS = """

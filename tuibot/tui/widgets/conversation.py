@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any, ClassVar, TypeVar
 
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical, VerticalScroll
+from textual.containers import VerticalScroll
 from textual.geometry import Size
 from textual.layout import DockArrangeResult
 from textual.widget import Widget
@@ -55,6 +55,7 @@ from tuibot.tui.widgets.history_blocks import (
     tail_start,
 )
 from tuibot.tui.widgets.history_lines import HistoryLines
+from tuibot.tui.widgets.lean import LeanContainer, LeanVertical
 from tuibot.tui.widgets.stage import Stage
 from tuibot.tui.widgets.tool_call import ToolCallRow
 from tuibot.tui.widgets.working_line import WorkingLine
@@ -63,7 +64,7 @@ NOTICE_MARKS = {"info": "ℹ", "warning": "⚠", "error": "⚠"}
 W = TypeVar("W", bound=Widget)
 
 
-class Conversation(FollowEnd, VerticalScroll):
+class Conversation(FollowEnd, LeanContainer, VerticalScroll):
     """Shows one chat; the app feeds it the chat's history, events and stream batches."""
 
     DEFAULT_CSS = """
@@ -88,7 +89,7 @@ class Conversation(FollowEnd, VerticalScroll):
         self._stage = Stage()
         self.history = HistoryLines(self._stage)
         """What the chat had stored when it was opened."""
-        self._body = Vertical(classes="blocks")
+        self._body = LeanVertical(classes="blocks")
         """Blocks of the turns that ran since."""
         self._stored: list[ChatMessage] = []
         self.whole = True
@@ -141,7 +142,7 @@ class Conversation(FollowEnd, VerticalScroll):
         entries = entries_of(messages) if chat else []
         self.history.show(entries, reasoning=self._show_reasoning, tools=self._show_tools)
         old = self._body
-        self._body = Vertical(classes="blocks")
+        self._body = LeanVertical(classes="blocks")
         old.display = False
         old.remove()
         self.mount(self._body, after=self.history)
@@ -385,27 +386,6 @@ class Conversation(FollowEnd, VerticalScroll):
         compat.shift_scroll_animation(self, rows)
         self.vertical_scrollbar.position = self.scroll_y
         self._tell_history(round(self.scroll_y), placed)
-
-    def action_page_up(self) -> None:
-        """A page up, at once: a scroll animation at 50 rows a second would lag behind,
-        and a scroll deferred to the next frame would make keys pressed within one frame
-        (a held PageUp, keys from tmux) move one page between them."""
-        page = self.scrollable_content_region.height
-        self.scroll_to(y=self.scroll_y - page, animate=False, immediate=True)
-
-    def action_page_down(self) -> None:
-        """A page down, at once (see :meth:`action_page_up`)."""
-        page = self.scrollable_content_region.height
-        self.scroll_to(y=self.scroll_y + page, animate=False, immediate=True)
-        self.call_after_refresh(self.resume_at_bottom)
-
-    def action_top(self) -> None:
-        """Go to the start of the chat."""
-        self.scroll_home(animate=False, immediate=True)
-
-    def action_bottom(self) -> None:
-        """Go to the end and follow new text again."""
-        self.follow()
 
 
 def _placed_y(arrangement: DockArrangeResult, widget: Widget) -> int:

@@ -101,3 +101,24 @@ class FollowEnd(_ScrollBase):
         """A line down (the down key): at the bottom, follow again."""
         super().action_scroll_down()
         self.call_after_refresh(self.resume_at_bottom)
+
+    def action_page_up(self) -> None:
+        """A page up, at once: a scroll animation at 50 rows a second would lag behind,
+        and a scroll deferred to the next frame would make keys pressed within one frame
+        (a held PageUp, keys from tmux) move one page between them."""
+        page = self.scrollable_content_region.height
+        self.scroll_to(y=self.scroll_y - page, animate=False, immediate=True)
+
+    def action_page_down(self) -> None:
+        """A page down, at once (see :meth:`action_page_up`)."""
+        page = self.scrollable_content_region.height
+        self.scroll_to(y=self.scroll_y + page, animate=False, immediate=True)
+        self.call_after_refresh(self.resume_at_bottom)
+
+    def action_top(self) -> None:
+        """Go to the start (of the chat)."""
+        self.scroll_home(animate=False, immediate=True)
+
+    def action_bottom(self) -> None:
+        """Go to the end and follow new text again."""
+        self.follow()

@@ -16,6 +16,8 @@ from textual.content import Content
 from textual.highlight import HighlightTheme, highlight
 from textual.widgets import Static
 
+from tuibot.tui.widgets.lean import LeanContainer
+
 CHUNK_LINES = 40
 """Finished lines per highlighted chunk."""
 
@@ -25,7 +27,7 @@ def highlighted(code: str, language: str) -> Content:
     return highlight(code, language=language or "text", theme=HighlightTheme)
 
 
-class LiveFence(Vertical):
+class LiveFence(LeanContainer, Vertical):
     """The streaming body of one code fence."""
 
     DEFAULT_CSS = """

@@ -24,6 +24,7 @@ from textual.widget import Widget
 from textual.widgets.markdown import Markdown, MarkdownBlock, MarkdownFence
 
 from tuibot.tui import compat
+from tuibot.tui.widgets.lean import LeanContainer
 from tuibot.tui.widgets.light_list import (
     ITEMS,
     LIGHT_BLOCKS,
@@ -64,7 +65,7 @@ def _blocks_of(container: Widget) -> list[MarkdownBlock]:
     return [child for child in container.children if isinstance(child, MarkdownBlock)]
 
 
-class LiveTail(Markdown):
+class LiveTail(LeanContainer, Markdown):
     """A small Markdown document that is shown again, changed, many times a second."""
 
     BLOCKS = LIGHT_BLOCKS
