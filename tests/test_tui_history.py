@@ -207,6 +207,32 @@ async def test_opening_a_chat_lays_out_no_screen_with_its_view_not_drawn(
         assert laid_out and not any(laid_out), "no frame shows the history with blocks missing"
 
 
+@pytest.mark.parametrize("answer", ["", ANSWER], ids=["short answers", "answers cut in pieces"])
+async def test_a_chat_opened_is_drawn_to_its_end_before_its_first_frame(
+    server: ScriptedServer, answer: str
+) -> None:
+    """Answers cut in pieces take other rows than estimated whole: the view drawn with
+    the screen held must be the end after the cut, or the first frame lacks the last
+    pieces (and the open waits two frames more for them)."""
+    app = make_app(server)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        chat = _long_chat(app, 1250, answer=answer)
+        history, after = app.conversation.history, []
+        draw_held = history._draw_view_held
+
+        async def recorded() -> bool:
+            drawn = await draw_held()
+            top, height = history._view
+            after.append((history.rows.total - top - height, history.missing))
+            return drawn
+
+        history._draw_view_held = recorded  # type: ignore[method-assign]
+        app.open_chat(chat)
+        await until(pilot, lambda: bool(after))
+        assert after == [(0, 0)], "(rows below the view, blocks missing in it)"
+
+
 async def test_the_row_being_read_stays_put_when_the_start_of_the_chat_arrives(
     server: ScriptedServer,
 ) -> None:

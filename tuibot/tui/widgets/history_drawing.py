@@ -133,18 +133,24 @@ class HistoryDrawing(_WidgetBase):
         """
         self._opening = False
         drawn = False
+        end = self._view  # show() put the view at the end
         with self.app.batch_update():
             while self._width and self.entries:
+                if self._view == end:  # no layout told otherwise: the end is still in view
+                    self._view = end = self._end_view()
                 batch, in_view = self._next_batch()
-                top, height = self._view
-                at_end = top + height >= self.rows.total
+                if self._view == end != self._end_view():
+                    continue  # answers were cut (rows changed): pick again at the new end
                 if not (batch and in_view) or not await self._draw_logged(batch):
                     break
                 drawn = True
-                if at_end and self._view == (top, height):  # no layout tells it: still the end
-                    self._view = (max(0, self.rows.total - height), height)
         self.refresh()  # the screen's update was skipped while held: it is due now
         return drawn
+
+    def _end_view(self) -> tuple[int, int]:
+        """The view at the history's end, as tall as the view now."""
+        height = self._view[1]
+        return max(0, self.rows.total - height), height
 
     async def _draw_logged(self, batch: list[int]) -> bool:
         """Draw ``batch``; False (and logged) if it could not be drawn."""
