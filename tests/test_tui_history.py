@@ -313,6 +313,23 @@ async def test_scrolling_up_keeps_the_block_being_read_in_place(server: Scripted
         )
 
 
+async def test_a_view_moved_while_drawing_ahead_rests_is_drawn_at_once(
+    server: ScriptedServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Drawing ahead rests between batches (frames are painted meanwhile); a held page
+    key moves the view into blocks not drawn yet during that rest, and they must be
+    drawn then, not when the rest is over."""
+    monkeypatch.setattr(history_drawing, "PREFETCH_PAUSE_S", 30.0)
+    app = make_app(server)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        app.open_chat(_long_chat(app, 1250))
+        history, conversation = app.conversation.history, app.conversation
+        await until(pilot, lambda: bool(history.rows.drawings) and not history.missing)
+        conversation.scroll_to(y=conversation.max_scroll_y // 2, animate=False, immediate=True)
+        await until(pilot, lambda: not history.missing, timeout=5)
+
+
 async def test_page_keys_in_the_composer_page_the_conversation(server: ScriptedServer) -> None:
     app = make_app(server)
     async with app.run_test(size=SIZE) as pilot:
