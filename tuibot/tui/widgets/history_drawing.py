@@ -110,25 +110,20 @@ class HistoryDrawing(_WidgetBase):
                 GC_QUIET.stop(self.app.set_timer)
 
     async def _draw_all(self) -> None:
-        drawn_view = False
+        drawn_view = self._opening and await self._draw_view_held()
         while self._width and self.entries:
-            if self._opening or self.missing:
-                drawn = await self._draw_view_held()
-                if self.missing and not drawn:
-                    return  # it could not be drawn (logged)
-                drawn_view = drawn_view or drawn
-                if drawn:
-                    continue
-            batch, _ = self._next_batch()
+            batch, in_view = self._next_batch()
             if not batch:
                 return
-            if drawn_view:  # the view is drawn: let it be painted first
+            if drawn_view and not in_view:  # the view is drawn: let it be painted first
                 drawn_view = False
                 await self._pause()
                 continue
+            drawn_view = in_view
             if not await self._draw_logged(batch):
                 return
-            await self._pause()
+            if not in_view:
+                await self._pause()
 
     async def _pause(self) -> None:
         """Rest between batches drawn ahead, cut short when the view moves (it may
@@ -139,16 +134,16 @@ class HistoryDrawing(_WidgetBase):
         self._wake.clear()
 
     async def _draw_view_held(self) -> bool:
-        """Draw the blocks in view with the screen's updates held; whether any were.
+        """Draw the view of a chat just shown with the screen's updates held; whether
+        anything was drawn.
 
-        A frame in between would lay out the whole screen and paint the history with
-        blocks missing, only to paint it again a moment later with them; the frame
-        with them comes as soon as the hold ends. A chat just shown opens at its end,
+        A frame in between would lay out the whole screen and paint the history empty,
+        only to paint it again a moment later with its blocks. The chat opens at its end,
         which stays the end as answers in view are cut in pieces.
         """
-        opening, self._opening = self._opening, False
+        self._opening = False
         drawn = False
-        end = self._view if opening else None  # show() put the view at the end
+        end = self._view  # show() put the view at the end
         with self.app.batch_update():
             while self._width and self.entries:
                 if self._view == end:  # no layout told otherwise: the end is still in view
