@@ -207,6 +207,32 @@ async def test_opening_a_chat_lays_out_no_screen_with_its_view_not_drawn(
         assert laid_out and not any(laid_out), "no frame shows the history with blocks missing"
 
 
+@pytest.mark.parametrize("answer", ["", ANSWER], ids=["short answers", "answers cut in pieces"])
+async def test_a_chat_opened_is_drawn_to_its_end_before_its_first_frame(
+    server: ScriptedServer, answer: str
+) -> None:
+    """Answers cut in pieces take other rows than estimated whole: the view drawn with
+    the screen held must be the end after the cut, or the first frame lacks the last
+    pieces (and the open waits two frames more for them)."""
+    app = make_app(server)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        chat = _long_chat(app, 1250, answer=answer)
+        history, after = app.conversation.history, []
+        draw_held = history._draw_view_held
+
+        async def recorded() -> bool:
+            drawn = await draw_held()
+            top, height = history._view
+            after.append((history.rows.total - top - height, history.missing))
+            return drawn
+
+        history._draw_view_held = recorded  # type: ignore[method-assign]
+        app.open_chat(chat)
+        await until(pilot, lambda: bool(after))
+        assert after == [(0, 0)], "(rows below the view, blocks missing in it)"
+
+
 async def test_the_row_being_read_stays_put_when_the_start_of_the_chat_arrives(
     server: ScriptedServer,
 ) -> None:
@@ -285,6 +311,23 @@ async def test_scrolling_up_keeps_the_block_being_read_in_place(server: Scripted
         assert conversation.following and "line 29" in "\n".join(
             history.text_of_rows(history.size.height - 10, history.size.height)
         )
+
+
+async def test_a_view_moved_while_drawing_ahead_rests_is_drawn_at_once(
+    server: ScriptedServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Drawing ahead rests between batches (frames are painted meanwhile); a held page
+    key moves the view into blocks not drawn yet during that rest, and they must be
+    drawn then, not when the rest is over."""
+    monkeypatch.setattr(history_drawing, "PREFETCH_PAUSE_S", 30.0)
+    app = make_app(server)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        app.open_chat(_long_chat(app, 1250))
+        history, conversation = app.conversation.history, app.conversation
+        await until(pilot, lambda: bool(history.rows.drawings) and not history.missing)
+        conversation.scroll_to(y=conversation.max_scroll_y // 2, animate=False, immediate=True)
+        await until(pilot, lambda: not history.missing, timeout=5)
 
 
 async def test_page_keys_in_the_composer_page_the_conversation(server: ScriptedServer) -> None:

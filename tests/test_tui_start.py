@@ -90,3 +90,40 @@ async def test_a_server_listing_others_still_says_which_it_has(models: list[str]
             await ready(pilot)
             await until(pilot, lambda: banners(app) == 1)
             assert ", ".join(models) in app.status.health_detail
+
+
+WARMED = """
+import asyncio, sys
+sys.path.insert(0, TESTS)
+from scripted_server import ScriptedServer
+from tui_helpers import SIZE, make_app, ready, until
+from pygments.lexers.css import CssLexer
+from pygments.lexers.python import PythonLexer
+
+async def main() -> None:
+    with ScriptedServer() as server:
+        app = make_app(server)
+        async with app.run_test(size=SIZE) as pilot:
+            await ready(pilot)
+            await until(pilot, lambda: app.status.health == "ok", timeout=15)
+            warming = [w for w in app.workers if w.group == "warm"]  # started before health
+            await until(pilot, lambda: all(w.is_finished for w in warming), timeout=15)
+            print([("_tokens" in vars(lexer)) for lexer in (PythonLexer, CssLexer)])
+
+asyncio.run(main())
+"""
+
+
+def test_code_highlighting_is_ready_after_start_up_before_any_chat_is_opened() -> None:
+    """Pygments compiles a language's patterns when it first highlights it (20-30 ms for
+    Python or CSS): start-up does it in a thread, not the first chat opened. A fresh
+    interpreter, since another test may have highlighted these languages already."""
+    import subprocess
+    import sys
+
+    tests = str(Path(__file__).parent)
+    code = f"TESTS = {tests!r}\n" + WARMED
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    )
+    assert done.stdout.splitlines()[-1] == "[True, True]"

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from textual import work
 
 from tuibot.tui.actions.scheduled import start_scheduled_work
-from tuibot.tui.actions.startup import build_engine, warm_sdk
+from tuibot.tui.actions.startup import build_engine, warm_drawing, warm_sdk
 from tuibot.tui.bridge import EngineBridge
 from tuibot.tui.later_panes import ConversationSlot, conversation_in, later_panes
 from tuibot.tui.messages import EngineReady
@@ -121,6 +121,9 @@ class LifecycleCommands(_AppBase):
         self.engine = engine
         self.post_message(EngineReady(engine))
         await warm_sdk()
+        self.run_worker(
+            warm_drawing(), group="warm", description="warm up drawing", exit_on_error=False
+        )
         GC_QUIET.settle()  # what start-up made lives on: later collections skip it
         self.watch_health()
 

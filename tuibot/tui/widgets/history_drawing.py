@@ -14,6 +14,7 @@ first, so only the part in view is drawn; drawings far from the view are dropped
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from typing import TYPE_CHECKING
 
@@ -116,35 +117,50 @@ class HistoryDrawing(_WidgetBase):
                 return
             if drawn_view and not in_view:  # the view is drawn: let it be painted first
                 drawn_view = False
-                await asyncio.sleep(PREFETCH_PAUSE_S)
+                await self._pause()
                 continue
             drawn_view = in_view
             if not await self._draw_logged(batch):
                 return
             if not in_view:
-                await asyncio.sleep(PREFETCH_PAUSE_S)
+                await self._pause()
+
+    async def _pause(self) -> None:
+        """Rest between batches drawn ahead, cut short when the view moves (it may
+        need blocks drawn now: a held page key outruns the drawing ahead)."""
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(PREFETCH_PAUSE_S):
+                await self._wake.wait()
+        self._wake.clear()
 
     async def _draw_view_held(self) -> bool:
         """Draw the view of a chat just shown with the screen's updates held; whether
         anything was drawn.
 
         A frame in between would lay out the whole screen and paint the history empty,
-        only to paint it again a moment later with its blocks.
+        only to paint it again a moment later with its blocks. The chat opens at its end,
+        which stays the end as answers in view are cut in pieces.
         """
         self._opening = False
         drawn = False
+        end = self._view  # show() put the view at the end
         with self.app.batch_update():
             while self._width and self.entries:
+                if self._view == end:  # no layout told otherwise: the end is still in view
+                    self._view = end = self._end_view()
                 batch, in_view = self._next_batch()
-                top, height = self._view
-                at_end = top + height >= self.rows.total
+                if self._view == end != self._end_view():
+                    continue  # answers were cut (rows changed): pick again at the new end
                 if not (batch and in_view) or not await self._draw_logged(batch):
                     break
                 drawn = True
-                if at_end and self._view == (top, height):  # no layout tells it: still the end
-                    self._view = (max(0, self.rows.total - height), height)
         self.refresh()  # the screen's update was skipped while held: it is due now
         return drawn
+
+    def _end_view(self) -> tuple[int, int]:
+        """The view at the history's end, as tall as the view now."""
+        height = self._view[1]
+        return max(0, self.rows.total - height), height
 
     async def _draw_logged(self, batch: list[int]) -> bool:
         """Draw ``batch``; False (and logged) if it could not be drawn."""
