@@ -12,6 +12,7 @@ strips must be equal, characters and styles.
 from __future__ import annotations
 
 import pytest
+from rich.style import Style
 from textual.app import App, ComposeResult
 from textual.strip import Strip
 from textual.widgets import Markdown
@@ -100,6 +101,11 @@ def _strips(widget: Markdown) -> list[Strip]:
     return drawn
 
 
+def _cells(strips: list[Strip]) -> list[list[tuple[str, Style | None]]]:
+    """Each line as its characters and their styles (however the segments are split)."""
+    return [[(char, seg.style) for seg in strip for char in seg.text] for strip in strips]
+
+
 async def _compare(text: str, width: int, theme: str, streamed: bool = False) -> None:
     app = Both(text)
     async with app.run_test(size=(width, 80)) as pilot:
@@ -116,7 +122,8 @@ async def _compare(text: str, width: int, theme: str, streamed: bool = False) ->
         want = _strips(app.query_one("#textual", Markdown))
         got = _strips(tail)
         assert [s.text for s in got] == [s.text for s in want]
-        assert got == want, "same cells, same colours and styles"
+        for y, (mine, theirs) in enumerate(zip(_cells(got), _cells(want), strict=True)):
+            assert mine == theirs, f"line {y}: same cells, same colours and styles"
 
 
 @pytest.mark.parametrize("theme", ["textual-dark", "textual-light"])
@@ -132,3 +139,43 @@ async def test_a_streamed_table_ends_drawing_what_the_whole_text_draws(
     name: str, width: int
 ) -> None:
     await _compare(_document(TABLES[name]), width, "textual-dark", streamed=True)
+
+
+async def test_a_tail_table_is_one_widget_and_falls_back_when_columns_cannot_fit() -> None:
+    """The comparisons above are of the light drawing: the cells are not widgets. Where a
+    column is narrower than its padding, Textual's grid spills cells over the keylines;
+    the table then becomes Textual's own (and the comparison holds for that too)."""
+    from textual.widgets import Static
+
+    from tuibot.tui.widgets.light_table import LightTable, LightTableContent
+
+    for width, light in [(70, True), (24, False)]:
+        app = Both(_document(TABLES["wide"]))
+        async with app.run_test(size=(width, 80)) as pilot:
+            tail = app.query_one(LiveTail)
+            await tail.show(app.text)
+            await pilot.pause()
+            await pilot.pause()
+            table = tail.query_one(LightTable)
+            assert bool(table.query(LightTableContent)) is light, width
+            cells = [w for w in table.query(Static) if w.display]
+            assert (not cells) is light, "no cell widgets in a light table"
+
+
+@pytest.mark.parametrize("name", ["comparison", "empty cells", "escaped pipes"])
+async def test_selecting_a_table_copies_what_textuals_table_copies(name: str) -> None:
+    from textual.selection import Selection
+
+    app = Both(_document(TABLES[name]))
+    async with app.run_test(size=(90, 80)) as pilot:
+        tail = app.query_one(LiveTail)
+        await tail.show(app.text)
+        await pilot.pause()
+        copied = []
+        for markdown in (app.query_one("#textual", Markdown), tail):
+            widgets = [markdown, *markdown.query("*")]  # what a drag across it selects
+            app.screen.selections = {widget: Selection(None, None) for widget in widgets}
+            copied.append(app.screen.get_selected_text())
+            app.screen.clear_selection()
+        assert copied[0] and copied[0].count("\n") > 6, "every cell on a line"
+        assert copied[1] == copied[0]

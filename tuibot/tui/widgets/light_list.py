@@ -71,7 +71,7 @@ class ListParagraph(_Paragraph):  # type: ignore[valid-type,misc]
         Textual's bullet widget answers a selection with its symbol and a space; a drag
         that starts in the item's text (``selection.start`` set) leaves it out there too.
         """
-        text = super().get_selection(selection)
+        text: tuple[str, str] | None = super().get_selection(selection)
         if text is None or not self.symbol or selection.start is not None:
             return text
         return f"{self.symbol} {text[0]}", text[1]
@@ -205,10 +205,17 @@ class LightOrderedList(LightList, _OrderedList):  # type: ignore[valid-type,misc
     DEFAULT_CSS = _LIST_CSS.format(name="LightOrderedList")
 
 
+def _light_table() -> type[MarkdownBlock]:
+    from tuibot.tui.widgets.light_table import LightTable
+
+    return LightTable
+
+
 LIGHT_BLOCKS = {
     **Markdown.BLOCKS,
     "paragraph_open": ListParagraph,
     "bullet_list_open": LightBulletList,
     "ordered_list_open": LightOrderedList,
+    "table_open": _light_table(),
 }
 """Markdown's block classes with the light lists (for ``Markdown.BLOCKS``)."""
