@@ -36,17 +36,6 @@ from tuibot.tui import compat
 _Table = Markdown.BLOCKS["table_open"]
 
 
-def _resolve_columns(
-    scalars: list[Scalar], size: Size, viewport: Size, minimums: list[int]
-) -> list[tuple[int, int]]:
-    """Column spans as Textual's grid gives a Markdown table's (expand, shrink, minimums)."""
-    from textual._resolve import resolve  # TODO move to compat
-
-    return resolve(
-        scalars, size.width, 1, size, viewport, expand=True, shrink=True, minimums=minimums
-    )
-
-
 @dataclass(frozen=True)
 class Grid:
     """Where the cells go: column (x, width) and row (y, height) spans, content-relative."""
@@ -143,7 +132,7 @@ class LightTableContent(Widget):
                 optimal[column] = max(optimal[column], wanted + 2)
                 minimal[column] = max(minimal[column], content.get_minimal_width(styles) + 2)
         scalars = [Scalar.from_number(value) for value in optimal]
-        columns = _resolve_columns(scalars, size, self.app.size, minimal)
+        columns = compat.resolve_columns(scalars, size, self.app.size, minimal)
         heights = []
         for index, line in enumerate(lines):
             styles = _rules(header if index == 0 else cell)
@@ -277,21 +266,15 @@ class LightTable(_Table):  # type: ignore[valid-type,misc]
     """Drawn by Textual's grid of cells: the light drawing cannot match it at this width."""
 
     def compose(self) -> Iterator[Widget]:
-        if self.textual:  # the cells are _headers and _rows, kept from before
-            yield from _Table.compose(self)  # reads _get_headers_and_rows: none left
+        if self.textual:  # the cells shown last, kept where Textual's table keeps them
+            headers, rows = compat.table_cells(self, parsed=False)
+            yield compat.textual_table_content(headers, rows)
             return
         headers, rows = compat.table_cells(self, parsed=True)
-        self._headers = headers
-        self._rows = rows
+        compat.keep_table_cells(self, headers, rows)
         yield _Prototype(classes="header")
         yield _Prototype(classes="cell")
         yield LightTableContent(headers, rows)
-
-    def _get_headers_and_rows(self) -> tuple[list[Content], list[list[Content]]]:
-        if self.textual:
-            return self._headers, self._rows
-        headers, rows = super()._get_headers_and_rows()
-        return headers, rows
 
     async def fall_back(self) -> None:
         """Be Textual's table from now on (a column too narrow for its padding)."""
@@ -299,12 +282,9 @@ class LightTable(_Table):  # type: ignore[valid-type,misc]
             self.textual = True
             await self.recompose()
 
-    async def show_cells(self, new: MarkdownBlock) -> None:
-        """Show the cells of ``new`` (a parsed table)."""
+    def show_cells(self, new: MarkdownBlock) -> None:
+        """Show the cells of ``new`` (a parsed table); Textual's table, if fallen back to,
+        is updated by Textual (``compat.update_block``)."""
         headers, rows = compat.table_cells(new, parsed=True)
-        if self.textual:
-            self._headers, self._rows = headers, rows
-            await self.recompose()
-            return
-        self._headers, self._rows = headers, rows
+        compat.keep_table_cells(self, headers, rows)
         self.query_one(LightTableContent).set_cells(headers, rows)

@@ -150,8 +150,8 @@ class LiveTail(Markdown):
         same_head = [h.plain for h in headers] == [h.plain for h in old_headers]
         if not shown or not same_head or plain[: len(shown) - 1] != shown[:-1]:
             await self._replace(old, new)
-        elif plain != shown and isinstance(old, LightTable):
-            await old.show_cells(new)
+        elif plain != shown and isinstance(old, LightTable) and not old.textual:
+            old.show_cells(new)
         elif plain != shown:
             await compat.update_block(old, new)
 
