@@ -179,3 +179,25 @@ async def test_selecting_a_table_copies_what_textuals_table_copies(name: str) ->
             app.screen.clear_selection()
         assert copied[0] and copied[0].count("\n") > 6, "every cell on a line"
         assert copied[1] == copied[0]
+
+
+async def test_a_shown_table_takes_a_new_theme_and_width_as_textuals_does() -> None:
+    """Drawn once, then the theme and the terminal's width change: the cells follow."""
+    app = Both(_document(TABLES["comparison"]))
+    async with app.run_test(size=(90, 80)) as pilot:
+        tail = app.query_one(LiveTail)
+        await tail.show(app.text)
+        await pilot.pause()
+        _strips(tail)
+        app.theme = "textual-light"
+        await pilot.resize_terminal(50, 80)
+        await pilot.pause()
+        await pilot.pause()
+        want = _strips(app.query_one("#textual", Markdown))
+        got = _strips(tail)
+        assert [s.text for s in got] == [s.text for s in want]
+        assert _cells(got) == _cells(want)
+        app.theme = "textual-dark"
+        await pilot.pause()
+        await pilot.pause()
+        assert _cells(_strips(tail)) == _cells(_strips(app.query_one("#textual", Markdown)))

@@ -98,6 +98,12 @@ class LightTableContent(Widget):
         self._drawn = None
         self.refresh(layout=True)
 
+    def notify_style_update(self) -> None:
+        """Draw again with the new styles (a theme change): the drawing is kept per size."""
+        self._grid = None
+        self._drawn = None
+        super().notify_style_update()
+
     def _cells(self) -> list[list[Content]]:
         """The grid's rows as Textual's grid fills them: cells in order, header-wide rows."""
         count = max(1, len(self.headers))
