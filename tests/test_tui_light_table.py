@@ -201,3 +201,25 @@ async def test_a_shown_table_takes_a_new_theme_and_width_as_textuals_does() -> N
         await pilot.pause()
         await pilot.pause()
         assert _cells(_strips(tail)) == _cells(_strips(app.query_one("#textual", Markdown)))
+
+
+async def test_a_cell_under_the_mouse_shows_its_whole_text_as_textuals_does() -> None:
+    """Textual's cells carry their text as a tooltip (a cut cell ends in "…")."""
+    from tuibot.tui.widgets.light_table import LightTableContent
+
+    app = Both(TABLES["comparison"])
+    async with app.run_test(size=(44, 60)) as pilot:
+        tail = app.query_one(LiveTail)
+        await tail.show(app.text)
+        await pilot.pause()
+        content = tail.query_one(LightTableContent)
+        cells = app.query_one("#textual", Markdown).query(".cell").first().parent
+        assert cells is not None and cells.region.size == content.region.size
+        shown = []
+        for x, y in [(3, 1), (20, 1), (3, 3), (38, 4), (0, 0), (16, 2)]:
+            await pilot.hover(content, offset=(x, y))
+            under, _ = app.screen.get_widget_at(cells.region.x + x, cells.region.y + y)
+            want = under.tooltip if under.classes & {"cell", "header"} else None
+            shown.append(want)
+            assert content.tooltip == (str(want) if want is not None else None), (x, y)
+        assert len([want for want in shown if want]) == 4

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import ClassVar, cast
 
 from rich.segment import Segment
+from textual import events
 from textual.canvas import Canvas, Rectangle
 from textual.content import Content
 from textual.css.scalar import Scalar
@@ -228,6 +229,19 @@ class LightTableContent(Widget):
             line = line.adjust_cell_length(inside, inner)
             out.append(Strip.join([Strip(blank, 1), line, Strip(blank, 1)]).crop(0, width))
         return out
+
+    def on_mouse_move(self, event: events.MouseMove) -> None:
+        """The text of the cell under the mouse as the tooltip, as Textual's cells have."""
+        found = None
+        if self._grid is not None:
+            for region, content, _ in self._regions(self._grid[1]):
+                if region.contains(event.x, event.y):
+                    found = content.plain
+        if found != self.tooltip:
+            self.tooltip = found
+
+    def on_leave(self) -> None:
+        self.tooltip = None
 
     async def _fall_back(self) -> None:
         """Let Textual's grid draw this table: a cell narrower than its padding spills
