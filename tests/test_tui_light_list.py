@@ -155,3 +155,33 @@ async def test_a_row_drawn_in_part_is_that_part_of_the_whole() -> None:
             assert part == [line.crop(x, width) for line in whole[y:]], (x, y)
         narrow = row.render_lines(Region(1, 0, 2, 1))
         assert narrow[0].cell_length == 2 and narrow[0].text == whole[0].crop(1, 3).text
+
+
+@pytest.mark.parametrize("start", [None, (3, 0)])
+async def test_a_selection_over_light_rows_copies_what_textuals_rows_copy(
+    start: tuple[int, int] | None,
+) -> None:
+    """A drag across a streamed list copies the bullets too, as over Textual's list
+    (its bullet widget answers ``get_selection`` with the symbol); a drag that starts
+    inside an item's text leaves that item's bullet out, as Textual's does."""
+    from textual.geometry import Offset
+    from textual.selection import Selection
+
+    app = Both()
+    async with app.run_test(size=(60, 120)) as pilot:
+        tail = app.query_one(LiveTail)
+        await tail.show(LISTS)
+        await pilot.pause()
+        copied = []
+        for markdown in (app.query_one("#textual", Markdown), tail):
+            widgets = [markdown, *markdown.query("*")]  # what a drag across it selects
+            selections = {widget: Selection(None, None) for widget in widgets}
+            if start is not None:  # the drag starts in the second item's text
+                second = next(w for w in widgets if "an item long" in str(w.render()))
+                selections[second] = Selection(Offset(*start), None)
+                selections = dict(list(selections.items())[widgets.index(second) :])
+            app.screen.selections = selections
+            copied.append(app.screen.get_selected_text())
+            app.screen.clear_selection()
+        assert copied[0] and "•" in copied[0]
+        assert copied[1] == copied[0]

@@ -25,7 +25,8 @@ if TYPE_CHECKING:
     from markdown_it.token import Token
     from textual.app import App
     from textual.content import Content
-    from textual.geometry import Region
+    from textual.css.scalar import Scalar
+    from textual.geometry import Region, Size
     from textual.layout import DockArrangeResult
     from textual.map_geometry import MapGeometry
     from textual.strip import Strip
@@ -55,6 +56,8 @@ PRIVATE_NAMES: list[tuple[str, str]] = [
     ("textual.widgets._markdown", "MarkdownTable._get_headers_and_rows"),
     ("textual.widgets._markdown", "MarkdownTable._headers"),
     ("textual.widgets._markdown", "MarkdownTable._rows"),
+    ("textual.widgets._markdown", "MarkdownTableContent"),
+    ("textual._resolve", "resolve"),
     ("textual.dom", "DOMNode._bindings"),
     ("textual.dom", "DOMNode._merged_bindings"),
     ("textual.app", "App._keymap"),
@@ -212,6 +215,44 @@ def table_cells(table: MarkdownBlock, *, parsed: bool) -> tuple[list[Content], l
         headers, rows = table._get_headers_and_rows()  # type: ignore[attr-defined]
         return headers, rows
     return table._headers, table._rows  # type: ignore[attr-defined]
+
+
+def keep_table_cells(
+    table: MarkdownBlock, headers: list[Content], rows: list[list[Content]]
+) -> None:
+    """Record the cells a mounted table shows, where Textual's table keeps them.
+
+    A light table (``widgets/light_table.py``) draws its cells itself; Textual's update
+    of a table (``_update_from_block``) and ``table_cells(parsed=False)`` read them
+    here. Private: ``MarkdownTable._headers`` / ``_rows``. No fallback.
+    """
+    table._headers, table._rows = headers, rows  # type: ignore[attr-defined]
+
+
+def textual_table_content(headers: list[Content], rows: list[list[Content]]) -> Widget:
+    """Textual's grid of table cells, for a light table that falls back to it.
+
+    Private: ``MarkdownTableContent`` is not exported. No fallback.
+    """
+    from textual.widgets._markdown import MarkdownTableContent
+
+    return MarkdownTableContent(headers, rows)
+
+
+def resolve_columns(
+    scalars: list[Scalar], size: Size, viewport: Size, minimums: list[int]
+) -> list[tuple[int, int]]:
+    """Column (offset, width) as Textual's grid gives a Markdown table's at ``size``.
+
+    The grid resolves auto columns that expand to the width and shrink to the cells'
+    minimal widths, with a gutter of one; a light table must match it exactly.
+    Private: ``textual._resolve.resolve``. No fallback.
+    """
+    from textual._resolve import resolve
+
+    return resolve(
+        scalars, size.width, 1, size, viewport, expand=True, shrink=True, minimums=minimums
+    )
 
 
 def make_bullet(symbol: str) -> Widget:

@@ -86,7 +86,8 @@ def _grew(widget: Widget, region: Region) -> bool:
     again off screen right after the update, it still gets the old height, and the copy
     loses the lines the new text wrapped onto. Widgets without children and with an
     automatic height are asked: Markdown's text blocks (paragraphs, headings) must fit
-    exactly; anything else (a table cell, stretched to its row) must not need more.
+    exactly, and so must a light table (``exact_height``); anything else (a table cell,
+    stretched to its row) must not need more.
     """
     height = widget.styles.height
     if widget.children or height is None or not height.is_auto:
@@ -97,7 +98,7 @@ def _grew(widget: Widget, region: Region) -> bool:
         return False
     size = Size(region.width, region.height)
     needed = widget.get_content_height(size, size, width) + gutter.height
-    if isinstance(widget, MarkdownBlock):
+    if isinstance(widget, MarkdownBlock) or getattr(widget, "exact_height", False):
         return needed != region.height
     return needed > region.height
 

@@ -21,6 +21,7 @@ from typing import ClassVar
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.geometry import Region
+from textual.selection import Selection
 from textual.strip import Strip
 from textual.visual import Visual
 from textual.widget import Widget
@@ -63,6 +64,17 @@ class ListParagraph(_Paragraph):  # type: ignore[valid-type,misc]
     def render_lines(self, crop: Region) -> list[Strip]:
         strips: list[Strip] = super().render_lines(crop)
         return draw_bullet(self, strips, crop, self.symbol or "", first=True)
+
+    def get_selection(self, selection: Selection) -> tuple[str, str] | None:
+        """The selected text, after the bullet when the selection starts before the text.
+
+        Textual's bullet widget answers a selection with its symbol and a space; a drag
+        that starts in the item's text (``selection.start`` set) leaves it out there too.
+        """
+        text: tuple[str, str] | None = super().get_selection(selection)
+        if text is None or not self.symbol or selection.start is not None:
+            return text
+        return f"{self.symbol} {text[0]}", text[1]
 
 
 def draw_bullet(
@@ -193,10 +205,17 @@ class LightOrderedList(LightList, _OrderedList):  # type: ignore[valid-type,misc
     DEFAULT_CSS = _LIST_CSS.format(name="LightOrderedList")
 
 
+def _light_table() -> type[MarkdownBlock]:
+    from tuibot.tui.widgets.light_table import LightTable
+
+    return LightTable
+
+
 LIGHT_BLOCKS = {
     **Markdown.BLOCKS,
     "paragraph_open": ListParagraph,
     "bullet_list_open": LightBulletList,
     "ordered_list_open": LightOrderedList,
+    "table_open": _light_table(),
 }
 """Markdown's block classes with the light lists (for ``Markdown.BLOCKS``)."""

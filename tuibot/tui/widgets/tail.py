@@ -34,6 +34,7 @@ from tuibot.tui.widgets.light_list import (
     light_row,
     row_kind,
 )
+from tuibot.tui.widgets.light_table import LightTable
 
 _KINDS = Markdown.BLOCKS
 TEXT_BLOCKS = (_KINDS["paragraph_open"], *(_KINDS[f"h{level}"] for level in range(1, 7)))
@@ -150,6 +151,8 @@ class LiveTail(LeanContainer, Markdown):
         same_head = [h.plain for h in headers] == [h.plain for h in old_headers]
         if not shown or not same_head or plain[: len(shown) - 1] != shown[:-1]:
             await self._replace(old, new)
+        elif plain != shown and isinstance(old, LightTable) and not old.textual:
+            old.show_cells(new)
         elif plain != shown:
             await compat.update_block(old, new)
 
