@@ -26,7 +26,8 @@ Goals (issue 19): (c) at least 10x (a), in CPU time (the wall-clock ratio is pri
 too); in (d) the answer checked and final within 150 ms of the last paced token, and no
 stall of the ticker over 50 ms (its p99 is printed as well). Each goal prints PASS or
 FAIL; the exit code is 1 when one is missed. (Issue #5's goals, 5x and 250 ms / 100 ms,
-are still printed.)
+are still printed.) With ``--stream-cap`` the ratios are printed but not judged: (a)
+is then timed on a shorter document, which MarkdownStream takes faster.
 """
 
 from __future__ import annotations
@@ -304,10 +305,15 @@ def report(
         )
     wall_ratio, cpu_ratio = c_rate / a_rate, c_cpu_rate / a_cpu_rate
     print(f"(c) vs (a): {wall_ratio:.1f}x on the wall clock, {cpu_ratio:.1f}x in CPU time")
-    print(f"goal (c) >= 5x (a), issue #5: {'PASS' if wall_ratio >= 5 else 'FAIL'}")
-    ok = cpu_ratio >= 10
-    print(f"goal (c) >= 10x (a) in CPU time, issue 19: {'PASS' if ok else 'FAIL'}")
-    print(f"     (c) >= 10x (a) on the wall clock:     {'PASS' if wall_ratio >= 10 else 'FAIL'}")
+    if a_tokens < args.tokens:  # a short document streams faster: no fair ratio
+        print(f"goals (c) against (a) not judged: --stream-cap timed (a) on {a_tokens:,} tokens")
+        ok = True
+    else:
+        print(f"goal (c) >= 5x (a), issue #5: {'PASS' if wall_ratio >= 5 else 'FAIL'}")
+        ok = cpu_ratio >= 10
+        print(f"goal (c) >= 10x (a) in CPU time, issue 19: {'PASS' if ok else 'FAIL'}")
+        wall_ok = wall_ratio >= 10
+        print(f"     (c) >= 10x (a) on the wall clock:     {'PASS' if wall_ok else 'FAIL'}")
     for index, run_ in enumerate(paced, 1):
         gaps = sorted(run_.gaps)
         stall = gaps[-1] if gaps else 0.0
