@@ -57,7 +57,7 @@ APP_ARGV = ["--base-url", "http://127.0.0.1:9/v1"]
 """``tuibot`` with no command: the full-screen app (its server need not answer)."""
 
 DUMP_AT_FIRST_PAINT = (
-    "import gc, json, os, sys\n"
+    "import gc, json, os, sys, time\n"
     "from tuibot.tui.app import TuibotApp\n"
     "def collections():\n"
     "    return sum(generation['collections'] for generation in gc.get_stats())\n"
@@ -66,6 +66,7 @@ DUMP_AT_FIRST_PAINT = (
     "    out = os.environ['DUMP_OUT']\n"
     "    open(out + '.part', 'w').write(json.dumps(dump))\n"
     "    os.replace(out + '.part', out)  # whole, or not there yet\n"
+    "    time.sleep(0.3)  # the loop stands still: the writer thread sends what was drawn\n"
     "    os._exit(0)\n"
     "TuibotApp.on_ready = on_ready\n"
     "import tuibot.commands.tui as command\n"
@@ -78,11 +79,13 @@ DUMP_AT_FIRST_PAINT = (
     "sys.exit(main(sys.argv[1:]))\n"
 )
 """Runs ``tuibot ARGS``; at the first frame writes every imported module's name and how
-many garbage collections ran since the app's command began (after parsing ``ARGS``)."""
+many garbage collections ran since the app's command began (after parsing ``ARGS``), and
+exits once what it had drawn has reached its terminal."""
 
 
 def at_first_paint(argv: list[str], out: Path, timeout: float = 60) -> dict[str, Any]:
-    """What the app had done when its first frame was on its terminal (see the dump)."""
+    """What the app had done when its first frame was on its terminal (see the dump), and
+    under ``"terminal"`` everything it had written to the terminal by then."""
     env = {**os.environ, "TERM": "xterm-256color", "DUMP_OUT": str(out)}
     pid, fd = pty.fork()
     if pid == 0:  # the child: become tuibot, with the pty as its terminal
@@ -90,7 +93,7 @@ def at_first_paint(argv: list[str], out: Path, timeout: float = 60) -> dict[str,
     seen = b""
     try:
         deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline and not out.exists():
+        while time.monotonic() < deadline:  # until the child has gone
             if select.select([fd], [], [], 0.2)[0]:
                 try:
                     seen += os.read(fd, 65536)  # keep the pty drained
@@ -101,7 +104,7 @@ def at_first_paint(argv: list[str], out: Path, timeout: float = 60) -> dict[str,
         os.waitpid(pid, 0)
         os.close(fd)
     assert out.exists(), f"the app never painted; its terminal showed {seen[-600:]!r}"
-    return dict(json.loads(out.read_text()))
+    return {**json.loads(out.read_text()), "terminal": seen}
 
 
 def test_the_first_frame_waits_for_no_module_it_does_not_use(tmp_path: Path) -> None:
@@ -114,6 +117,14 @@ def test_the_first_frame_waits_for_no_module_it_does_not_use(tmp_path: Path) -> 
         if any(name == bad or name.startswith(bad + ".") for name in modules)
     ]
     assert early == []
+
+
+def test_the_first_frame_shows_the_footer_keys(tmp_path: Path) -> None:
+    """A person sees the frame whole only with its footer's keys; Textual composes them a
+    refresh or two after the rest, so they were drawn ~20 ms after the first frame."""
+    terminal = at_first_paint(APP_ARGV, tmp_path / "dump")["terminal"]
+
+    assert b"palette" in terminal and b"Help" in terminal
 
 
 def test_no_garbage_collection_runs_before_the_first_frame(tmp_path: Path) -> None:
@@ -232,9 +243,8 @@ async def test_keys_typed_ahead_of_the_conversation_reach_it(
 async def test_the_footer_keys_are_drawn_before_the_heavy_start(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """The footer's keys come a refresh or two after the rest of the first frame, and a
-    person sees the frame whole only with them: the conversation, the hidden panes and
-    the engine (a few hundred ms of imports) wait until they are drawn."""
+    """A person sees the frame whole only with the footer's keys: the conversation, the
+    hidden panes and the engine (a few hundred ms of imports) wait until they are drawn."""
     from tuibot.tui.actions import lifecycle
 
     screens: list[str] = []

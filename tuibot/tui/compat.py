@@ -15,6 +15,7 @@ caller is told in the docstring; those uses have their own behaviour tests.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, cast
 
 from textual.binding import BindingsMap
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
     from textual.widgets.markdown import MarkdownBlock
 
 PRIVATE_NAMES: list[tuple[str, str]] = [
+    ("textual._context", "active_message_pump"),
     ("textual._compositor", "Compositor"),
     ("textual._compositor", "Compositor.full_map"),
     ("textual._compositor", "Compositor.reflow"),
@@ -381,3 +383,17 @@ def write_to_terminal(app: App[Any], data: str) -> bool:
         return False
     driver.write(data)
     return True
+
+
+@contextmanager
+def running_in(widget: Widget) -> Iterator[None]:
+    """Code run as if by ``widget``'s own message pump: a footer's keys bind to the footer
+    (``data_bind``), so building them from the app's ``on_mount`` needs this. No fallback:
+    the footer's first-frame test fails without it."""
+    from textual._context import active_message_pump
+
+    token = active_message_pump.set(widget)
+    try:
+        yield
+    finally:
+        active_message_pump.reset(token)

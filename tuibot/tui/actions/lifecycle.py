@@ -75,8 +75,11 @@ class LifecycleCommands(_AppBase):
         self.setup_theme()
 
     def on_mount(self) -> None:
+        """Keys, focus and the footer's keys, all before the first frame: the focus is
+        set at once (``focus()`` would wait a tick), so the footer shows its final keys."""
         self.setup_keys()
-        self.composer.focus()
+        self.screen.set_focus(self.composer)
+        self.query_one(AppFooter).compose_keys()
         ignored = self.settings.ignored_project
         if ignored is not None:  # a ./tuibot.toml left out: say so, and how to use it
             self.notify(ignored.notice(), severity="warning", markup=False, timeout=15)
@@ -89,7 +92,7 @@ class LifecycleCommands(_AppBase):
         it), and the panes before any engine event can reach them: this handler ends
         before the app handles ``EngineReady``."""
         first_frame_shown()
-        # The footer's keys come a refresh or two after the rest: let them be drawn first.
+        # The footer's keys are in the first frame (on_mount); a guard should they not be.
         await self.query_one(AppFooter).drawn(timeout=FOOTER_WAIT_S)
         if not self.query("#conversation"):  # nothing asked for it yet: in its place now
             await conversation_in(self.query_one(ConversationSlot))[1]

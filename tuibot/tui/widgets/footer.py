@@ -5,11 +5,13 @@ columns the list runs out of room before "f1 Help", the one key that leads to al
 others. Help goes first (as in htop or mc), and below 120 columns the keys are drawn
 compact, so more of them fit.
 
-Its keys are the last part of the app's first frame to appear: Textual composes them
-only after the first refresh, and rebuilds them on every change of focus or bindings
-(five times as the app starts, ~40 ms each). So a rebuild that would show the same keys
-is skipped, and :meth:`AppFooter.drawn` lets the app's start wait for the keys to be on
-the screen before it does its heavy work (see ``LifecycleCommands.on_ready``).
+Textual composes a footer's keys only after the first refresh, so they came a frame or
+two after the rest of the app's first frame; and it rebuilds them on every change of
+focus or bindings (five times as the app starts, ~40 ms each). Here the app, once its
+focus is where it starts, has the keys built before the first frame
+(:meth:`AppFooter.compose_keys`), a rebuild that would show the same keys is skipped,
+and :meth:`AppFooter.drawn` lets the app's start wait for the keys to be on the screen
+before it does its heavy work (see ``LifecycleCommands.on_ready``).
 """
 
 from __future__ import annotations
@@ -19,7 +21,10 @@ import contextlib
 
 from textual import events
 from textual.app import ComposeResult
+from textual.compose import compose
 from textual.widgets import Footer
+
+from tuibot.tui.compat import running_in
 
 HELP_ACTION = "help"
 """The app's help action (``f1``), shown first."""
@@ -48,6 +53,18 @@ class AppFooter(Footer):
         bindings = self.screen.active_bindings.values()
         keys = ((b, enabled, tip) for _, b, enabled, tip in bindings if b.show)
         return (self.show_command_palette, *keys)
+
+    def compose_keys(self) -> None:
+        """Mount the keys now, for the first frame: the app calls this once its focus and
+        bindings are the ones it starts with (Textual would wait for the first refresh).
+        Nothing is awaited, so the app's first refresh comes after, with the keys."""
+        self.compact = self.app.size.width < COMPACT_BELOW
+        self.bindings_changed(self.screen)  # Textual's "bindings ready" (and a recompose,
+        # after the refresh, that finds the keys unchanged)
+        with running_in(self):
+            self.mount_all(compose(self))
+        self._composed = self.shown()
+        self.call_after_refresh(self.keys_drawn.set)
 
     async def recompose(self) -> None:
         """Rebuild the keys, unless they would show what they show already."""
