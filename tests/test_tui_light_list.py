@@ -13,6 +13,7 @@ import pytest
 from textual.app import App, ComposeResult
 from textual.containers import Horizontal
 from textual.geometry import Region
+from textual.pilot import Pilot
 from textual.strip import Strip
 from textual.widgets import Markdown
 
@@ -63,6 +64,16 @@ def _strips(widget: Markdown) -> list[Strip]:
     return drawn
 
 
+async def _assert_drawn_as_textual(app: Both, pilot: Pilot[None]) -> None:
+    """Once settled, the tail draws Textual's own Markdown of the same text, cell for cell."""
+    await pilot.pause()
+    await pilot.pause()
+    want = _strips(app.query_one("#textual", Markdown))
+    got = _strips(app.query_one(LiveTail))
+    assert [s.text for s in got] == [s.text for s in want]
+    assert got == want, "same cells, same colours and styles"
+
+
 @pytest.mark.parametrize("theme", ["textual-dark", "textual-light"])
 @pytest.mark.parametrize("width", [40, 90])
 async def test_light_lists_draw_the_cells_textual_draws(theme: str, width: int) -> None:
@@ -71,12 +82,7 @@ async def test_light_lists_draw_the_cells_textual_draws(theme: str, width: int) 
         app.theme = theme
         tail = app.query_one(LiveTail)
         await tail.show(LISTS)
-        await pilot.pause()
-        await pilot.pause()
-        want = _strips(app.query_one("#textual", Markdown))
-        got = _strips(tail)
-        assert [s.text for s in got] == [s.text for s in want]
-        assert got == want, "same cells, same colours and styles"
+        await _assert_drawn_as_textual(app, pilot)
 
 
 async def test_a_one_paragraph_item_is_one_widget() -> None:
@@ -131,12 +137,7 @@ async def test_a_streamed_list_draws_what_the_whole_text_draws() -> None:
         for end in range(3, len(LISTS), 7):
             await tail.show(LISTS[:end])
         await tail.show(LISTS)
-        await pilot.pause()
-        await pilot.pause()
-        want = _strips(app.query_one("#textual", Markdown))
-        got = _strips(tail)
-        assert [s.text for s in got] == [s.text for s in want]
-        assert got == want
+        await _assert_drawn_as_textual(app, pilot)
 
 
 async def test_a_row_drawn_in_part_is_that_part_of_the_whole() -> None:
