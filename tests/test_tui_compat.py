@@ -101,6 +101,23 @@ def test_every_private_name_used_in_compat_is_listed() -> None:
     assert sorted(used - listed) == []
 
 
+def test_every_private_name_and_compat_function_is_in_the_architecture_table() -> None:
+    """docs/architecture.md's table is where a Textual upgrade starts: each private name
+    (its last part) and each compat function is named there."""
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "architecture.md").read_text()
+    names = {dotted.split(".")[-1] for _, dotted in compat.PRIVATE_NAMES}
+    functions = {
+        name
+        for name, value in vars(compat).items()
+        if inspect.isfunction(value)
+        and value.__module__ == compat.__name__
+        and not name.startswith("_")
+    }
+    assert len(functions) > 10, "compat's functions were not found: the test is broken"
+    assert sorted(n for n in names if n not in doc) == []
+    assert sorted(f for f in functions if f"`{f}`" not in doc) == []
+
+
 def test_the_checker_finds_each_kind_of_access_and_not_tuibots_own_names(tmp_path: Path) -> None:
     package = tmp_path / "tuibot"
     package.mkdir()
